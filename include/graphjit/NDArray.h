@@ -1,0 +1,112 @@
+//===- graphjit/NDArray.h - Strided n-dimensional arrays -------*- C++ -*-===//
+//
+// An NDArray is NumPy's ndarray in C++: a dtype, a shape, byte strides and a
+// pointer into a reference-counted buffer. Views (transpose, slices,
+// broadcasts) share the buffer and have their own strides; a stride of 0
+// repeats an element. Arrays are created C-contiguous and zero-filled.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_NDARRAY_H
+#define GRAPHJIT_NDARRAY_H
+
+#include "graphjit/DType.h"
+#include "graphjit/Type.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <string>
+
+namespace graphjit {
+
+/// Memory owned by one or more arrays. 64-byte aligned, zero-filled.
+class Buffer {
+public:
+  explicit Buffer(size_t Bytes);
+  /// Wraps caller-owned memory without taking ownership.
+  Buffer(void *External, size_t Bytes) : Data(External), Bytes(Bytes) {}
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+
+  void *data() const { return Data; }
+  size_t size() const { return Bytes; }
+
+private:
+  void *Data = nullptr;
+  size_t Bytes = 0;
+  bool Owned = false;
+};
+
+class NDArray {
+public:
+  NDArray() = default;
+
+  /// A new C-contiguous, zero-filled array. Fails if the byte size overflows.
+  static llvm::Expected<NDArray> create(DType T, const Shape &S);
+  /// As create(), for shapes already known to fit (asserts otherwise).
+  static NDArray zeros(DType T, const Shape &S);
+  /// A 0-d array holding V converted to T.
+  static NDArray scalar(DType T, double V);
+  /// Wraps caller-owned memory; the caller keeps it alive.
+  static NDArray wrap(void *Data, DType T, const Shape &S,
+                      const Shape &ByteStrides);
+
+  bool isNull() const { return !Store; }
+  DType dtype() const { return Dtype; }
+  unsigned rank() const { return Dims.size(); }
+  const Shape &shape() const { return Dims; }
+  /// Byte strides, NumPy's convention.
+  const Shape &strides() const { return Steps; }
+  int64_t dim(unsigned I) const { return Dims[I]; }
+  int64_t numElements() const;
+  size_t elementSize() const { return dtypeSize(Dtype); }
+  size_t numBytes() const { return numElements() * elementSize(); }
+  bool isContiguous() const;
+  char *data() const { return Ptr; }
+  template <typename T> T *dataAs() const { return reinterpret_cast<T *>(Ptr); }
+  const std::shared_ptr<Buffer> &buffer() const { return Store; }
+  /// True if both arrays may touch the same memory.
+  bool sharesBufferWith(const NDArray &O) const { return Store == O.Store; }
+
+  /// A view of the same memory with another shape, strides and start.
+  NDArray view(const Shape &NewShape, const Shape &NewStrides,
+               int64_t ByteOffset = 0) const;
+  /// A C-contiguous copy (always a new buffer).
+  NDArray copy() const;
+  /// A copy converted to T with C++ conversion semantics (NumPy's astype).
+  NDArray astype(DType T) const;
+  /// This array if it is already contiguous, else a contiguous copy.
+  NDArray contiguous() const;
+
+  /// Element at a flat C-order index, converted to double (for tests and
+  /// printing).
+  double getDouble(int64_t FlatIndex) const;
+  /// Element at a flat C-order index as int64 (exact for integer dtypes).
+  int64_t getInt(int64_t FlatIndex) const;
+  /// Byte offset of a flat C-order index from data().
+  int64_t byteOffsetOf(int64_t FlatIndex) const;
+
+  /// Element-wise equality of dtype, shape and values (NaN equals NaN).
+  bool identical(const NDArray &O) const;
+
+  /// NumPy-like text: "array([1., 2.], dtype=float64)"-ish, truncated with
+  /// "..." beyond MaxElements.
+  std::string str(int64_t MaxElements = 20) const;
+
+private:
+  std::shared_ptr<Buffer> Store;
+  char *Ptr = nullptr;
+  DType Dtype = DType::F64;
+  Shape Dims;
+  Shape Steps;
+};
+
+/// C-order byte strides for a shape.
+Shape contiguousStrides(const Shape &S, size_t ElementSize);
+/// Product of dims, or an error naming the shape if it overflows int64 or
+/// the byte count overflows.
+llvm::Expected<int64_t> checkedNumElements(const Shape &S, size_t ElementSize);
+
+} // namespace graphjit
+
+#endif

@@ -1,0 +1,103 @@
+//===- graphjit/Op.h - What an Apply node computes -------------*- C++ -*-===//
+//
+// An Op is the computation of an Apply node with its parameters (Theano's Op):
+// it knows its names, checks and infers types statically, estimates flops
+// and bytes, declares which outputs are views of or in place on which inputs,
+// and has a reference `perform` on strided NDArrays (the "py" linker's path).
+//
+// Ops are immutable and shared; two ops are equal when their profile names
+// are equal, since the name spells every parameter (`Sum{axis=[0]}`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_OP_H
+#define GRAPHJIT_OP_H
+
+#include "graphjit/Attr.h"
+#include "graphjit/NDArray.h"
+#include "graphjit/Type.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace graphjit {
+
+/// Sizes of the symbolic dims, bound when a function is called.
+using DimBindings = llvm::StringMap<int64_t>;
+
+/// What perform() may need besides its inputs.
+struct ExecContext {
+  const DimBindings *Dims = nullptr;
+};
+
+/// How an output relates to the inputs' memory (Theano's view_map and
+/// destroy_map).
+struct OutputAlias {
+  enum Kind { Created, View, Inplace } K = Created;
+  int Input = -1; ///< The input viewed or overwritten.
+  static OutputAlias created() { return {}; }
+  static OutputAlias viewOf(int I) { return {View, I}; }
+  static OutputAlias inplaceOn(int I) { return {Inplace, I}; }
+};
+
+class Op {
+public:
+  /// FormatName and Attrs are how the op is written in a .graph file; the
+  /// printer writes them back.
+  Op(std::string FormatName, AttrMap Attrs)
+      : FormatName(std::move(FormatName)), Attrs(std::move(Attrs)) {}
+  virtual ~Op();
+
+  /// The name a profile shows, spelling every parameter:
+  /// "Elemwise{add,no_inplace}", "DimShuffle{1,0}", "Sum{axis=[0]}".
+  virtual std::string name() const = 0;
+  /// The Class table's name: "Elemwise", "DimShuffle", "CAReduce".
+  virtual llvm::StringRef className() const = 0;
+
+  /// The graph format's op name ("add") and attributes.
+  llvm::StringRef formatName() const { return FormatName; }
+  const AttrMap &attrs() const { return Attrs; }
+
+  /// Checks the inputs' types and returns the outputs' types. Errors say
+  /// what is wrong in words (the caller adds where).
+  virtual llvm::Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> Inputs) const = 0;
+
+  /// Computes the outputs from the inputs. Outputs arrive empty (isNull) and
+  /// are created here, or are views or in place as outputAlias() declares.
+  /// Shape errors found at run time are returned, not asserted.
+  virtual llvm::Error perform(llvm::ArrayRef<NDArray> Inputs,
+                              std::vector<NDArray> &Outputs,
+                              const ExecContext &Ctx) const = 0;
+
+  virtual unsigned numOutputs() const { return 1; }
+  virtual OutputAlias outputAlias(unsigned Output) const {
+    (void)Output;
+    return OutputAlias::created();
+  }
+
+  /// Floating-point operations of one call for these shapes (Mflops column).
+  virtual double flops(llvm::ArrayRef<Shape> Inputs,
+                       llvm::ArrayRef<Shape> Outputs) const;
+  /// Bytes read and written by one call (GB/s). The default counts every
+  /// input and created output once.
+  virtual double bytesMoved(llvm::ArrayRef<NDArray> Inputs,
+                            llvm::ArrayRef<NDArray> Outputs) const;
+
+  bool equals(const Op &O) const { return name() == O.name(); }
+
+private:
+  std::string FormatName;
+  AttrMap Attrs;
+};
+
+using OpRef = std::shared_ptr<const Op>;
+
+/// The element count of a shape (no overflow check: shapes of live arrays).
+int64_t numElementsOf(const Shape &S);
+
+} // namespace graphjit
+
+#endif

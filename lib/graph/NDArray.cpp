@@ -1,0 +1,242 @@
+//===- NDArray.cpp - Strided n-dimensional arrays ------------------------===//
+
+#include "graphjit/NDArray.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cassert>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+using namespace graphjit;
+using llvm::Expected;
+
+static constexpr size_t Alignment = 64;
+
+Buffer::Buffer(size_t Bytes) : Bytes(Bytes), Owned(true) {
+  // Round up: aligned_alloc wants a multiple of the alignment, and a zero
+  // size still gets a unique pointer.
+  size_t Rounded = (Bytes + Alignment - 1) / Alignment * Alignment;
+  if (Rounded == 0)
+    Rounded = Alignment;
+  Data = std::aligned_alloc(Alignment, Rounded);
+  if (!Data)
+    llvm::report_fatal_error("graphjit: out of memory allocating " +
+                             llvm::Twine(Bytes) + " bytes");
+  std::memset(Data, 0, Rounded);
+}
+
+Buffer::~Buffer() {
+  if (Owned)
+    std::free(Data);
+}
+
+Shape graphjit::contiguousStrides(const Shape &S, size_t ElementSize) {
+  Shape Strides(S.size());
+  int64_t Step = ElementSize;
+  for (size_t I = S.size(); I-- > 0;) {
+    Strides[I] = Step;
+    Step *= std::max<int64_t>(S[I], 1);
+  }
+  return Strides;
+}
+
+Expected<int64_t> graphjit::checkedNumElements(const Shape &S,
+                                               size_t ElementSize) {
+  int64_t N = 1;
+  for (int64_t D : S) {
+    if (D < 0)
+      return llvm::createStringError("negative dimension in shape " +
+                                     shapeStr(S));
+    if (__builtin_mul_overflow(N, D, &N))
+      return llvm::createStringError("shape " + shapeStr(S) +
+                                     " has more elements than fit in 64 bits");
+  }
+  int64_t Bytes;
+  if (__builtin_mul_overflow(N, (int64_t)ElementSize, &Bytes))
+    return llvm::createStringError("shape " + shapeStr(S) +
+                                   " needs more bytes than fit in 64 bits");
+  return N;
+}
+
+Expected<NDArray> NDArray::create(DType T, const Shape &S) {
+  Expected<int64_t> N = checkedNumElements(S, dtypeSize(T));
+  if (!N)
+    return N.takeError();
+  NDArray A;
+  A.Store = std::make_shared<Buffer>(size_t(*N) * dtypeSize(T));
+  A.Ptr = static_cast<char *>(A.Store->data());
+  A.Dtype = T;
+  A.Dims = S;
+  A.Steps = contiguousStrides(S, dtypeSize(T));
+  return A;
+}
+
+NDArray NDArray::zeros(DType T, const Shape &S) {
+  return llvm::cantFail(create(T, S));
+}
+
+NDArray NDArray::scalar(DType T, double V) {
+  NDArray A = zeros(T, {});
+  dispatchDType(T, [&](auto Tag) {
+    using E = typename decltype(Tag)::type;
+    *A.dataAs<E>() = static_cast<E>(V);
+  });
+  return A;
+}
+
+NDArray NDArray::wrap(void *Data, DType T, const Shape &S,
+                      const Shape &ByteStrides) {
+  NDArray A;
+  A.Store = std::make_shared<Buffer>(Data, 0);
+  A.Ptr = static_cast<char *>(Data);
+  A.Dtype = T;
+  A.Dims = S;
+  A.Steps = ByteStrides;
+  return A;
+}
+
+int64_t NDArray::numElements() const {
+  int64_t N = 1;
+  for (int64_t D : Dims)
+    N *= D;
+  return N;
+}
+
+bool NDArray::isContiguous() const {
+  int64_t Step = elementSize();
+  for (size_t I = Dims.size(); I-- > 0;) {
+    if (Dims[I] != 1 && Steps[I] != Step)
+      return false;
+    Step *= Dims[I];
+  }
+  return true;
+}
+
+NDArray NDArray::view(const Shape &NewShape, const Shape &NewStrides,
+                      int64_t ByteOffset) const {
+  NDArray V = *this;
+  V.Dims = NewShape;
+  V.Steps = NewStrides;
+  V.Ptr = Ptr + ByteOffset;
+  return V;
+}
+
+int64_t NDArray::byteOffsetOf(int64_t Flat) const {
+  int64_t Off = 0;
+  for (size_t I = Dims.size(); I-- > 0;) {
+    int64_t D = Dims[I];
+    Off += (Flat % D) * Steps[I];
+    Flat /= D;
+  }
+  return Off;
+}
+
+NDArray NDArray::astype(DType T) const {
+  NDArray R = zeros(T, Dims);
+  int64_t N = numElements();
+  dispatchDType(Dtype, [&](auto SrcTag) {
+    using S = typename decltype(SrcTag)::type;
+    dispatchDType(T, [&](auto DstTag) {
+      using D = typename decltype(DstTag)::type;
+      D *Out = R.dataAs<D>();
+      if (isContiguous()) {
+        const S *In = dataAs<S>();
+        for (int64_t I = 0; I < N; ++I)
+          Out[I] = static_cast<D>(In[I]);
+        return;
+      }
+      for (int64_t I = 0; I < N; ++I)
+        Out[I] = static_cast<D>(
+            *reinterpret_cast<const S *>(Ptr + byteOffsetOf(I)));
+    });
+  });
+  return R;
+}
+
+NDArray NDArray::copy() const { return astype(Dtype); }
+
+NDArray NDArray::contiguous() const { return isContiguous() ? *this : copy(); }
+
+double NDArray::getDouble(int64_t Flat) const {
+  const char *P = Ptr + byteOffsetOf(Flat);
+  return dispatchDType(Dtype, [&](auto Tag) -> double {
+    using E = typename decltype(Tag)::type;
+    return static_cast<double>(*reinterpret_cast<const E *>(P));
+  });
+}
+
+int64_t NDArray::getInt(int64_t Flat) const {
+  const char *P = Ptr + byteOffsetOf(Flat);
+  return dispatchDType(Dtype, [&](auto Tag) -> int64_t {
+    using E = typename decltype(Tag)::type;
+    return static_cast<int64_t>(*reinterpret_cast<const E *>(P));
+  });
+}
+
+bool NDArray::identical(const NDArray &O) const {
+  if (Dtype != O.Dtype || Dims != O.Dims)
+    return false;
+  int64_t N = numElements();
+  for (int64_t I = 0; I < N; ++I) {
+    if (isFloat(Dtype)) {
+      double A = getDouble(I), B = O.getDouble(I);
+      if (!(A == B || (std::isnan(A) && std::isnan(B))))
+        return false;
+    } else if (getInt(I) != O.getInt(I)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void printElement(llvm::raw_ostream &OS, const NDArray &A, int64_t I) {
+  if (A.dtype() == DType::Bool)
+    OS << (A.getInt(I) ? "True" : "False");
+  else if (isFloat(A.dtype()))
+    OS << llvm::format(A.dtype() == DType::F32 ? "%.8g" : "%.17g",
+                       A.getDouble(I));
+  else
+    OS << A.getInt(I);
+}
+
+std::string NDArray::str(int64_t MaxElements) const {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  int64_t N = numElements();
+  if (rank() == 0) {
+    printElement(OS, *this, 0);
+    return OS.str();
+  }
+  // Nested brackets in C order, cut after MaxElements elements.
+  int64_t Printed = 0;
+  std::vector<int64_t> Index(rank(), 0);
+  for (unsigned I = 0; I < rank(); ++I)
+    OS << '[';
+  for (int64_t Flat = 0; Flat < N; ++Flat) {
+    if (Printed == MaxElements) {
+      OS << "...";
+      break;
+    }
+    printElement(OS, *this, Flat);
+    ++Printed;
+    // Advance the index; close and open brackets where dims roll over.
+    unsigned Closed = 0;
+    for (unsigned D = rank(); D-- > 0;) {
+      if (++Index[D] < Dims[D])
+        break;
+      Index[D] = 0;
+      ++Closed;
+    }
+    if (Flat + 1 == N)
+      break;
+    for (unsigned C = 0; C < Closed; ++C)
+      OS << ']';
+    OS << (Closed ? ",\n " : ", ");
+    for (unsigned C = 0; C < Closed; ++C)
+      OS << '[';
+  }
+  for (unsigned I = 0; I < rank(); ++I)
+    OS << ']';
+  return OS.str();
+}

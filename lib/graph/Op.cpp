@@ -1,0 +1,32 @@
+//===- Op.cpp - Defaults shared by all ops -------------------------------===//
+
+#include "graphjit/Op.h"
+
+using namespace graphjit;
+
+Op::~Op() = default;
+
+int64_t graphjit::numElementsOf(const Shape &S) {
+  int64_t N = 1;
+  for (int64_t D : S)
+    N *= D;
+  return N;
+}
+
+double Op::flops(llvm::ArrayRef<Shape> Inputs,
+                 llvm::ArrayRef<Shape> Outputs) const {
+  (void)Inputs;
+  (void)Outputs;
+  return 0;
+}
+
+double Op::bytesMoved(llvm::ArrayRef<NDArray> Inputs,
+                      llvm::ArrayRef<NDArray> Outputs) const {
+  double Bytes = 0;
+  for (const NDArray &A : Inputs)
+    Bytes += A.numBytes();
+  for (unsigned I = 0; I < Outputs.size(); ++I)
+    if (outputAlias(I).K != OutputAlias::View)
+      Bytes += Outputs[I].numBytes();
+  return Bytes;
+}
