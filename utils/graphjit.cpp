@@ -1,1 +1,294 @@
-int main() { return 0; }
+//===- graphjit.cpp - The graphjit command line --------------------------===//
+//
+// Reads a .graph file, binds or generates the inputs of one function,
+// compiles it with the chosen linker, calls it, prints the outputs and
+// optionally writes them (and the shared variables) as .npy files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "graphjit/Function.h"
+#include "graphjit/Npy.h"
+#include "graphjit/OpRegistry.h"
+#include "graphjit/Parser.h"
+#include "graphjit/Printer.h"
+#include "graphjit/Random.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace graphjit;
+using namespace llvm;
+
+static cl::OptionCategory Category("graphjit options");
+static cl::opt<std::string> InputFile(cl::Positional, cl::desc("<file.graph>"),
+                                      cl::cat(Category));
+static cl::opt<std::string>
+    FunctionName("function", cl::desc("The function to run (default: the "
+                                      "first in the file)"),
+                 cl::value_desc("name"), cl::cat(Category));
+static cl::list<std::string>
+    DimArgs("dim", cl::desc("Size of a symbolic dim, e.g. -dim=n=400"),
+            cl::value_desc("name=size"), cl::cat(Category));
+static cl::list<std::string>
+    InputArgs("input", cl::desc("Value of an input from a .npy file, e.g. "
+                                "-input=x=a.npy"),
+              cl::value_desc("name=file.npy"), cl::cat(Category));
+static cl::opt<unsigned> Calls("calls",
+                               cl::desc("How many times to call the function "
+                                        "(0: only initialise)"),
+                               cl::init(1), cl::cat(Category));
+static cl::opt<std::string>
+    OutputDir("output-dir",
+              cl::desc("Write every output, and after the last call every "
+                       "shared variable, as NAME.npy into this folder"),
+              cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<uint64_t> Seed("seed",
+                              cl::desc("Seed for the inputs that are not given"),
+                              cl::init(0), cl::cat(Category));
+static cl::opt<std::string>
+    Linker("linker", cl::desc("py, c|py (or cpy), or c"), cl::init("py"),
+           cl::cat(Category));
+static cl::opt<bool> AllowGC("allow-gc",
+                             cl::desc("Free intermediates after their last "
+                                      "use (default true)"),
+                             cl::init(true), cl::cat(Category));
+static cl::opt<bool> PrintGraph("print-graph",
+                                cl::desc("Print the graph as .graph text and "
+                                         "exit"),
+                                cl::cat(Category));
+static cl::opt<bool> DebugPrint("debugprint",
+                                cl::desc("Print the function's graph as a "
+                                         "tree and exit"),
+                                cl::cat(Category));
+static cl::opt<bool> ListOps("list-ops", cl::desc("List the ops and exit"),
+                             cl::cat(Category));
+static cl::opt<unsigned>
+    PrintElements("print-elements",
+                  cl::desc("Values printed per output (default 10)"),
+                  cl::init(10), cl::cat(Category));
+
+static int fail(const Twine &Message) {
+  WithColor::error(errs(), "graphjit") << Message << "\n";
+  return 1;
+}
+
+static int fail(Error E) {
+  std::string Msg = toString(std::move(E));
+  // Parse errors are already formatted as FILE:LINE:COL: error: ...
+  if (StringRef(Msg).contains(": error: ")) {
+    errs() << Msg;
+    if (!StringRef(Msg).ends_with("\n"))
+      errs() << "\n";
+    return 1;
+  }
+  return fail(Msg);
+}
+
+// Splits "name=value" from option -Flag.
+static Expected<std::pair<StringRef, StringRef>>
+splitAssignment(StringRef Arg, StringRef Flag) {
+  auto [Name, Value] = Arg.split('=');
+  if (Name.empty() || Value.empty() || !Arg.contains('='))
+    return createStringError("-" + Flag + "=" + Arg +
+                             ": expected -" + Flag + "=NAME=VALUE");
+  return std::make_pair(Name, Value);
+}
+
+// The function's input values: from -input files, else generated from the
+// seed with the dims from -dim or from the given files.
+static Expected<std::vector<NDArray>> makeInputs(const FunctionGraph &F) {
+  StringMap<NDArray> Given;
+  for (StringRef Arg : InputArgs) {
+    auto NV = splitAssignment(Arg, "input");
+    if (!NV)
+      return NV.takeError();
+    auto [Name, Path] = *NV;
+    if (!llvm::any_of(F.inputs(),
+                      [&](Variable *V) { return V->name() == Name; }))
+      return createStringError("-input=" + Arg + ": function '" + F.name() +
+                               "' has no input named '" + Name + "'");
+    Expected<NDArray> A = readNpy(Path);
+    if (!A)
+      return createStringError("-input=" + Arg + ": " +
+                               toString(A.takeError()));
+    Given[Name] = std::move(*A);
+  }
+  DimBindings Dims;
+  std::vector<std::string> Symbols = F.symbolicDims();
+  for (StringRef Arg : DimArgs) {
+    auto NV = splitAssignment(Arg, "dim");
+    if (!NV)
+      return NV.takeError();
+    auto [Name, Value] = *NV;
+    int64_t Size;
+    if (Value.getAsInteger(10, Size) || Size < 0)
+      return createStringError("-dim=" + Arg + ": '" + Value +
+                               "' is not a size (a non-negative integer)");
+    if (!llvm::is_contained(Symbols, Name))
+      return createStringError("-dim=" + Arg + ": function '" + F.name() +
+                               "' has no symbolic dim '" + Name + "'");
+    Dims[Name] = Size;
+  }
+  // Dims of given inputs fill in (and must agree with) -dim.
+  for (Variable *In : F.inputs()) {
+    auto It = Given.find(In->name());
+    if (It == Given.end() || It->second.rank() != In->type().rank())
+      continue; // A wrong rank is reported by the call itself.
+    for (unsigned D = 0; D < In->type().rank(); ++D) {
+      const Dim &Want = In->type().Dims[D];
+      if (!Want.isSymbolic())
+        continue;
+      auto [Slot, New] = Dims.try_emplace(Want.Symbol, It->second.dim(D));
+      if (!New && Slot->second != It->second.dim(D))
+        return createStringError(
+            "input '" + In->name() + "' dim " + Twine(D) + " is " +
+            Twine(It->second.dim(D)) + ", but '" + Want.Symbol + "' is " +
+            Twine(Slot->second));
+    }
+  }
+  Rng R(Seed);
+  std::vector<NDArray> Inputs;
+  for (Variable *In : F.inputs()) {
+    auto It = Given.find(In->name());
+    if (It != Given.end()) {
+      Inputs.push_back(It->second);
+      continue;
+    }
+    Shape S;
+    for (const Dim &D : In->type().Dims) {
+      if (D.isKnown()) {
+        S.push_back(D.Size);
+        continue;
+      }
+      auto Bound = Dims.find(D.Symbol);
+      if (Bound == Dims.end())
+        return createStringError("input '" + In->name() + "' has type " +
+                                 In->type().str() + ", and no size for '" +
+                                 D.Symbol + "' was given: use -dim=" +
+                                 D.Symbol + "=SIZE or -input=" + In->name() +
+                                 "=FILE.npy");
+      S.push_back(Bound->second);
+    }
+    Expected<NDArray> A = NDArray::create(In->type().Dtype, S);
+    if (!A)
+      return createStringError("input '" + In->name() + "': " +
+                               toString(A.takeError()));
+    fillDefaultInput(*A, R);
+    Inputs.push_back(std::move(*A));
+  }
+  return Inputs;
+}
+
+static void printValue(StringRef Name, const NDArray &A) {
+  outs() << "  " << Name << ": " << dtypeName(A.dtype()) << " "
+         << shapeStr(A.shape()) << " = ";
+  std::string Text = A.str(PrintElements);
+  // Indent continuation lines under the value.
+  std::string Pad(4 + Name.size() + 2, ' ');
+  for (char C : Text) {
+    outs() << C;
+    if (C == '\n')
+      outs() << Pad;
+  }
+  outs() << "\n";
+}
+
+static Error writeOutputs(const FunctionGraph &F,
+                          const std::vector<NDArray> &Results) {
+  if (std::error_code EC = sys::fs::create_directories(OutputDir))
+    return createStringError("cannot create '" + OutputDir +
+                             "': " + EC.message());
+  auto Write = [&](StringRef Name, const NDArray &A) -> Error {
+    SmallString<256> Path(OutputDir);
+    sys::path::append(Path, Name + ".npy");
+    return writeNpy(Path, A);
+  };
+  for (unsigned I = 0; I < Results.size(); ++I)
+    if (Error E = Write(F.outputs()[I]->displayName(), Results[I]))
+      return E;
+  for (const auto &S : F.module()->sharedVariables())
+    if (Error E = Write(S->Name, S->Value))
+      return E;
+  return Error::success();
+}
+
+static int run() {
+  if (ListOps) {
+    for (const std::string &Name : OpRegistry::get().names())
+      outs() << Name << "  " << OpRegistry::get().lookup(Name)->Summary
+             << "\n";
+    return 0;
+  }
+  if (InputFile.empty())
+    return fail("no input file; usage: graphjit FILE.graph [options]");
+  Expected<std::unique_ptr<GraphModule>> M = parseGraphFile(InputFile);
+  if (!M)
+    return fail(M.takeError());
+  if (PrintGraph) {
+    printModule(**M, outs());
+    return 0;
+  }
+  if ((*M)->functions().empty())
+    return fail(InputFile + ": the file defines no function");
+  FunctionGraph *F = FunctionName.empty()
+                         ? (*M)->functions().front().get()
+                         : (*M)->lookupFunction(FunctionName);
+  if (!F) {
+    std::string Known;
+    for (const auto &G : (*M)->functions())
+      Known += (Known.empty() ? "" : ", ") + G->name();
+    return fail("no function named '" + FunctionName + "' in " + InputFile +
+                " (it defines: " + Known + ")");
+  }
+  if (DebugPrint) {
+    debugPrint(*F, outs());
+    return 0;
+  }
+  if (Error E = (*M)->initShared())
+    return fail(std::move(E));
+  Expected<std::vector<NDArray>> Inputs = makeInputs(*F);
+  if (!Inputs)
+    return fail(Inputs.takeError());
+
+  CompileOptions Opts;
+  Expected<LinkerKind> K = parseLinker(Linker);
+  if (!K)
+    return fail(K.takeError());
+  Opts.Linker = *K;
+  Opts.AllowGC = AllowGC;
+  Expected<std::unique_ptr<Function>> Fn = Function::compile(*F, Opts);
+  if (!Fn)
+    return fail(Fn.takeError());
+
+  std::vector<NDArray> Results;
+  for (unsigned I = 0; I < Calls; ++I) {
+    Expected<std::vector<NDArray>> R = (*Fn)->call(*Inputs);
+    if (!R)
+      return fail(R.takeError());
+    Results = std::move(*R);
+  }
+  outs() << "function " << F->name() << " (linker " << linkerName(*K)
+         << "): " << Calls << (Calls == 1 ? " call" : " calls") << "\n";
+  for (unsigned I = 0; I < Results.size(); ++I)
+    printValue(F->outputs()[I]->displayName(), Results[I]);
+  for (const Update &U : F->updates())
+    printValue("updated " + U.Target->Name, U.Target->Value);
+  // With -calls=0 there are no outputs, only the initial shared values.
+  if (!OutputDir.empty())
+    if (Error E = writeOutputs(*F, Results))
+      return fail(std::move(E));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "graphjit: compile and run a function of a .graph file\n\n"
+      "  graphjit FILE.graph [-function=NAME] [-dim=n=400]... [-calls=N]\n"
+      "           [-input=x=a.npy]... [-output-dir=DIR] [-seed=S]\n"
+      "           [-linker=py|c|py|c] [-print-graph]\n");
+  return run();
+}

@@ -1,3 +1,319 @@
-//===- LinalgOps.cpp - placeholder until the family lands -----------------===//
+//===- LinalgOps.cpp - dot -----------------------------------------------===//
+//
+// NumPy's dot for operands of rank 0 to 2: a 0-d operand multiplies
+// element-wise; otherwise every case is one M×K by K×N product (a vector on
+// the left is 1×K, on the right K×1). f32 and f64 go to CBLAS (dot, gemv,
+// gemm), reading transposed layouts through the transpose flag instead of
+// copying; other layouts, other dtypes and sizes beyond BLAS's int use
+// plain loops (integers wrap around as NumPy's do; bool is or-of-and).
+//
+//===----------------------------------------------------------------------===//
+
+#include "StructuralUtil.h"
+#include "Strided.h"
 #include "graphjit/OpRegistry.h"
-void graphjit::registerLinalgOps(OpRegistry &R) { (void)R; }
+#include <cblas.h>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+/// A 2-D operand of the product: rows × cols with byte strides.
+struct MatView {
+  const char *Data;
+  int64_t Rows, Cols;
+  int64_t RowStride, ColStride; // bytes
+};
+
+/// How BLAS reads a MatView without copying: as a row-major matrix (Trans
+/// false) with leading dimension Ld, or as the transpose of a row-major
+/// Cols×Rows matrix (Trans true).
+struct BlasLayout {
+  bool Trans;
+  int64_t Ld;
+};
+
+std::optional<BlasLayout> blasLayout(const MatView &M, int64_t Elt) {
+  if (reinterpret_cast<uintptr_t>(M.Data) % Elt != 0 || M.RowStride % Elt ||
+      M.ColStride % Elt)
+    return std::nullopt;
+  int64_t RS = M.RowStride / Elt, CS = M.ColStride / Elt;
+  // Strides of dims of size 1 are never followed; any value fits.
+  bool UnitCols = M.Cols == 1 || CS == 1;
+  bool UnitRows = M.Rows == 1 || RS == 1;
+  int64_t MinRowLd = std::max<int64_t>(1, M.Cols);
+  int64_t MinColLd = std::max<int64_t>(1, M.Rows);
+  if (UnitCols && (M.Rows == 1 || RS >= MinRowLd))
+    return BlasLayout{false, M.Rows == 1 ? MinRowLd : RS};
+  if (UnitRows && (M.Cols == 1 || CS >= MinColLd))
+    return BlasLayout{true, M.Cols == 1 ? MinColLd : CS};
+  return std::nullopt;
+}
+
+/// A vector's element stride for BLAS (positive), if it has one.
+std::optional<int64_t> blasInc(const char *Data, int64_t N, int64_t Stride,
+                               int64_t Elt) {
+  if (reinterpret_cast<uintptr_t>(Data) % Elt != 0 || Stride % Elt)
+    return std::nullopt;
+  if (N <= 1)
+    return int64_t(1);
+  if (Stride <= 0)
+    return std::nullopt;
+  return Stride / Elt;
+}
+
+bool fitsBlasInt(int64_t V) { return V <= std::numeric_limits<blasint>::max(); }
+
+/// C (M×N, contiguous) = A·B through CBLAS; false if the operands' layout
+/// or sizes do not suit BLAS. M, N, K are all at least 1.
+template <typename T>
+bool blasProduct(const MatView &A, const MatView &B, T *C) {
+  constexpr int64_t Elt = sizeof(T);
+  const int64_t M = A.Rows, K = A.Cols, N = B.Cols;
+  if (!fitsBlasInt(M) || !fitsBlasInt(N) || !fitsBlasInt(K))
+    return false;
+  const T *PA = reinterpret_cast<const T *>(A.Data);
+  const T *PB = reinterpret_cast<const T *>(B.Data);
+  if (M == 1 && N == 1) {
+    auto IncA = blasInc(A.Data, K, A.ColStride, Elt);
+    auto IncB = blasInc(B.Data, K, B.RowStride, Elt);
+    if (!IncA || !IncB || !fitsBlasInt(*IncA) || !fitsBlasInt(*IncB))
+      return false;
+    if constexpr (std::is_same_v<T, float>)
+      *C = cblas_sdot(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
+    else
+      *C = cblas_ddot(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
+    return true;
+  }
+  if (N == 1 || M == 1) {
+    // y = A·x (N == 1) or y = Bᵀ·x (M == 1): one matrix, one vector.
+    const MatView &Mat = N == 1 ? A : B;
+    const char *X = N == 1 ? B.Data : A.Data;
+    int64_t XStride = N == 1 ? B.RowStride : A.ColStride;
+    auto L = blasLayout(Mat, Elt);
+    auto Inc = blasInc(X, K, XStride, Elt);
+    if (!L || !Inc || !fitsBlasInt(L->Ld) || !fitsBlasInt(*Inc))
+      return false;
+    // Stored as row-major R×Cc; A·x wants Mat, Bᵀ·x its transpose.
+    bool Trans = L->Trans != (M == 1);
+    int64_t R = L->Trans ? Mat.Cols : Mat.Rows;
+    int64_t Cc = L->Trans ? Mat.Rows : Mat.Cols;
+    const T *PM = reinterpret_cast<const T *>(Mat.Data);
+    const T *PX = reinterpret_cast<const T *>(X);
+    auto Tr = Trans ? CblasTrans : CblasNoTrans;
+    if constexpr (std::is_same_v<T, float>)
+      cblas_sgemv(CblasRowMajor, Tr, blasint(R), blasint(Cc), 1.0f, PM,
+                  blasint(L->Ld), PX, blasint(*Inc), 0.0f, C, 1);
+    else
+      cblas_dgemv(CblasRowMajor, Tr, blasint(R), blasint(Cc), 1.0, PM,
+                  blasint(L->Ld), PX, blasint(*Inc), 0.0, C, 1);
+    return true;
+  }
+  auto LA = blasLayout(A, Elt), LB = blasLayout(B, Elt);
+  if (!LA || !LB || !fitsBlasInt(LA->Ld) || !fitsBlasInt(LB->Ld))
+    return false;
+  auto TA = LA->Trans ? CblasTrans : CblasNoTrans;
+  auto TB = LB->Trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K),
+                1.0f, PA, blasint(LA->Ld), PB, blasint(LB->Ld), 0.0f, C,
+                blasint(N));
+  else
+    cblas_dgemm(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K), 1.0,
+                PA, blasint(LA->Ld), PB, blasint(LB->Ld), 0.0, C, blasint(N));
+  return true;
+}
+
+/// Integers as two's-complement bits: products and sums wrap around.
+template <typename T> uint64_t bits(T V) {
+  return static_cast<uint64_t>(static_cast<int64_t>(V));
+}
+
+/// C (M×N, contiguous) = A·B with plain loops, for every dtype.
+template <typename T>
+void loopProduct(const MatView &A, const MatView &B, T *C) {
+  for (int64_t I = 0; I < A.Rows; ++I)
+    for (int64_t J = 0; J < B.Cols; ++J) {
+      const char *PA = A.Data + I * A.RowStride;
+      const char *PB = B.Data + J * B.ColStride;
+      auto At = [&](int64_t K) { return *reinterpret_cast<const T *>(PA + K * A.ColStride); };
+      auto Bt = [&](int64_t K) { return *reinterpret_cast<const T *>(PB + K * B.RowStride); };
+      T &Out = C[I * B.Cols + J];
+      if constexpr (std::is_same_v<T, bool>) {
+        bool S = false;
+        for (int64_t K = 0; K < A.Cols && !S; ++K)
+          S = At(K) && Bt(K);
+        Out = S;
+      } else if constexpr (std::is_floating_point_v<T>) {
+        T S = 0;
+        for (int64_t K = 0; K < A.Cols; ++K)
+          S += At(K) * Bt(K);
+        Out = S;
+      } else {
+        uint64_t S = 0;
+        for (int64_t K = 0; K < A.Cols; ++K)
+          S += bits(At(K)) * bits(Bt(K));
+        Out = static_cast<T>(static_cast<int64_t>(S));
+      }
+    }
+}
+
+/// Element-wise product with broadcasting, for a 0-d operand.
+template <typename T>
+void scaleProduct(const NDArray &A, const NDArray &B, const NDArray &Out) {
+  const Shape &S = Out.shape();
+  LoopOperand Ops[3] = {{Out.data(), Out.strides()},
+                        {A.data(), broadcastStrides(A, S)},
+                        {B.data(), broadcastStrides(B, S)}};
+  forEachRow(S, Ops, [](char **P, const int64_t *St, int64_t N) {
+    for (int64_t I = 0; I < N; ++I) {
+      T X = *reinterpret_cast<const T *>(P[1] + I * St[1]);
+      T Y = *reinterpret_cast<const T *>(P[2] + I * St[2]);
+      T &R = *reinterpret_cast<T *>(P[0] + I * St[0]);
+      if constexpr (std::is_same_v<T, bool>)
+        R = X && Y;
+      else if constexpr (std::is_floating_point_v<T>)
+        R = X * Y;
+      else
+        R = static_cast<T>(static_cast<int64_t>(bits(X) * bits(Y)));
+    }
+  });
+}
+
+/// NumPy's message for a K mismatch: the contracted dim of each operand.
+template <typename ShapeT>
+Error notAligned(const std::string &SA, const std::string &SB, int64_t DA,
+                 const ShapeT &KA, const ShapeT &KB) {
+  return opError("shapes " + SA + " and " + SB + " not aligned: " + KA +
+                 " (dim " + std::to_string(DA) + ") != " + KB + " (dim 0)");
+}
+
+/// The left operand as M×K (a vector is 1×K).
+MatView leftView(const NDArray &A) {
+  if (A.rank() == 2)
+    return MatView{A.data(), A.dim(0), A.dim(1), A.strides()[0],
+                   A.strides()[1]};
+  return MatView{A.data(), 1, A.dim(0), 0, A.strides()[0]};
+}
+
+/// The right operand as K×N (a vector is K×1).
+MatView rightView(const NDArray &B) {
+  if (B.rank() == 2)
+    return MatView{B.data(), B.dim(0), B.dim(1), B.strides()[0],
+                   B.strides()[1]};
+  return MatView{B.data(), B.dim(0), 1, B.strides()[0], 0};
+}
+
+class DotOp final : public Op {
+public:
+  explicit DotOp(AttrMap Attrs) : Op("dot", std::move(Attrs)) {}
+
+  std::string name() const override { return "Dot"; }
+  llvm::StringRef className() const override { return "Dot"; }
+
+  double flops(llvm::ArrayRef<Shape> In,
+               llvm::ArrayRef<Shape> Out) const override {
+    if (In[0].empty() || In[1].empty())
+      return Out.empty() ? 0 : double(numElementsOf(Out[0]));
+    // 2·M·N·K = 2 · (output elements) · K.
+    return 2.0 * double(Out.empty() ? 1 : numElementsOf(Out[0])) *
+           double(In[0].back());
+  }
+
+  Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override {
+    const TensorType &A = In[0], &B = In[1];
+    for (const TensorType *X : {&A, &B})
+      if (X->rank() > 2)
+        return opError("dot takes operands of rank 0 to 2, not " + X->str());
+    DType T = promote(A.Dtype, B.Dtype);
+    if (A.rank() == 0 || B.rank() == 0)
+      return std::vector<TensorType>{
+          TensorType(T, (A.rank() == 0 ? B : A).Dims)};
+    const Dim &KA = A.Dims.back(), &KB = B.Dims[0];
+    if (KA.isKnown() && KB.isKnown() && KA.Size != KB.Size)
+      return notAligned(compactDimsStr(A.Dims), compactDimsStr(B.Dims),
+                        A.rank() - 1, KA.str(), KB.str());
+    std::vector<Dim> Dims;
+    if (A.rank() == 2)
+      Dims.push_back(A.Dims[0]);
+    if (B.rank() == 2)
+      Dims.push_back(B.Dims[1]);
+    return std::vector<TensorType>{TensorType(T, std::move(Dims))};
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    if (In[0].rank() > 2 || In[1].rank() > 2)
+      return opError("dot takes operands of rank 0 to 2, not shapes " +
+                     shapeStr(In[0].shape()) + " and " +
+                     shapeStr(In[1].shape()));
+    DType T = promote(In[0].dtype(), In[1].dtype());
+    NDArray A = In[0].dtype() == T ? In[0] : In[0].astype(T);
+    NDArray B = In[1].dtype() == T ? In[1] : In[1].astype(T);
+    if (A.rank() == 0 || B.rank() == 0) {
+      if (Error E = createOutput(Out[0], T, (A.rank() == 0 ? B : A).shape()))
+        return E;
+      dispatchDType(T, [&](auto Tag) {
+        scaleProduct<typename decltype(Tag)::type>(A, B, Out[0]);
+      });
+      return Error::success();
+    }
+    int64_t KA = A.shape().back(), KB = B.dim(0);
+    if (KA != KB)
+      return notAligned(compactShapeStr(A.shape()), compactShapeStr(B.shape()),
+                        A.rank() - 1, std::to_string(KA), std::to_string(KB));
+    MatView MA = leftView(A), MB = rightView(B);
+    Shape OutShape;
+    if (A.rank() == 2)
+      OutShape.push_back(MA.Rows);
+    if (B.rank() == 2)
+      OutShape.push_back(MB.Cols);
+    if (Error E = createOutput(Out[0], T, OutShape))
+      return E;
+    // Empty products: nothing to write, or zeros (already zero-filled).
+    if (MA.Rows == 0 || MB.Cols == 0 || KA == 0)
+      return Error::success();
+    dispatchDType(T, [&](auto Tag) {
+      using E = typename decltype(Tag)::type;
+      E *C = Out[0].dataAs<E>();
+      if constexpr (std::is_floating_point_v<E>) {
+        if (blasProduct<E>(MA, MB, C))
+          return;
+        // An operand BLAS cannot read is copied to C order, which it can
+        // (unless the sizes exceed its int).
+        auto Readable = [](const MatView &V) {
+          std::optional<BlasLayout> L = blasLayout(V, sizeof(E));
+          return L && fitsBlasInt(L->Ld);
+        };
+        NDArray CA = Readable(MA) ? A : A.copy();
+        NDArray CB = Readable(MB) ? B : B.copy();
+        if (blasProduct<E>(leftView(CA), rightView(CB), C))
+          return;
+      }
+      loopProduct<E>(MA, MB, C);
+    });
+    return Error::success();
+  }
+};
+
+Expected<OpRef> makeDot(const AttrMap &Attrs, unsigned) {
+  AttrReader R("dot", Attrs);
+  if (Error E = R.checkOnly({}))
+    return E;
+  return std::make_shared<DotOp>(Attrs);
+}
+
+} // namespace
+
+void graphjit::registerLinalgOps(OpRegistry &R) {
+  R.add(OpSpec{"dot", 2, 2, makeDot,
+               "NumPy dot of vectors and matrices (0-d: multiply): "
+               "dot(x, w)"});
+}

@@ -1,3 +1,135 @@
-//===- NNOps.cpp - placeholder until the family lands -----------------===//
+//===- NNOps.cpp - softmax and log_softmax -------------------------------===//
+//
+// Softmax and log-softmax along one axis of an array of any rank, computed
+// the numerically stable way (the maximum along the axis is subtracted
+// first), in double and rounded to the output dtype. Integer and bool inputs
+// give floatTypeFor(dtype) as NumPy's float functions do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReduceSupport.h"
+#include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
-void graphjit::registerNNOps(OpRegistry &R) { (void)R; }
+#include <cmath>
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+/// One row of N elements: In (type T) to Out (type R), both strided.
+template <typename T, typename R>
+void softmaxRow(const char *In, int64_t InStride, char *Out,
+                int64_t OutStride, int64_t N, bool Log) {
+  if (N == 0)
+    return;
+  auto X = [&](int64_t I) { return double(loadAt<T>(In, InStride, I)); };
+  // The maximum, NaN if any element is NaN (as np.max gives).
+  double Max = X(0);
+  for (int64_t I = 1; I < N && !std::isnan(Max); ++I) {
+    double V = X(I);
+    if (std::isnan(V) || V > Max)
+      Max = V;
+  }
+  double Sum = 0;
+  for (int64_t I = 0; I < N; ++I)
+    Sum += std::exp(X(I) - Max);
+  const double LogSum = std::log(Sum);
+  for (int64_t I = 0; I < N; ++I) {
+    double Shifted = X(I) - Max;
+    double V = Log ? Shifted - LogSum : std::exp(Shifted) / Sum;
+    *reinterpret_cast<R *>(Out + I * OutStride) = static_cast<R>(V);
+  }
+}
+
+class SoftmaxOp final : public Op {
+public:
+  SoftmaxOp(bool Log, AttrMap Attrs, int64_t Axis)
+      : Op(Log ? "log_softmax" : "softmax", std::move(Attrs)), Log(Log),
+        Axis(Axis) {}
+
+  std::string name() const override {
+    return std::string(Log ? "LogSoftmax" : "Softmax") + "{axis=" +
+           std::to_string(Axis) + "}";
+  }
+  llvm::StringRef className() const override {
+    return Log ? "LogSoftmax" : "Softmax";
+  }
+  double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
+    return 5.0 * double(numElementsOf(In[0]));
+  }
+
+  Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override {
+    const TensorType &X = In[0];
+    if (Expected<unsigned> A = checkAxis(Axis, X.rank()); !A)
+      return attrError("axis", llvm::toString(A.takeError()));
+    return std::vector<TensorType>{
+        TensorType(floatTypeFor(X.Dtype), X.Dims)};
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    const NDArray &X = In[0];
+    Expected<unsigned> A = checkAxis(Axis, X.rank());
+    if (!A)
+      return A.takeError();
+    if (Error E = createOutput(Out[0], floatTypeFor(X.dtype()), X.shape()))
+      return E;
+    const NDArray &R = Out[0];
+    // Loop over every dim but the axis; each step is one row along it.
+    Shape LoopShape, InStrides, OutStrides;
+    for (unsigned D = 0; D < X.rank(); ++D)
+      if (D != *A) {
+        LoopShape.push_back(X.dim(D));
+        InStrides.push_back(X.strides()[D]);
+        OutStrides.push_back(R.strides()[D]);
+      }
+    LoopOperand Ops[2] = {{X.data(), InStrides}, {R.data(), OutStrides}};
+    const int64_t N = X.dim(*A), InStep = X.strides()[*A],
+                  OutStep = R.strides()[*A];
+    dispatchDType(X.dtype(), [&](auto InTag) {
+      using T = typename decltype(InTag)::type;
+      dispatchDType(R.dtype(), [&](auto OutTag) {
+        using OutT = typename decltype(OutTag)::type;
+        if constexpr (std::is_floating_point_v<OutT>)
+          forEachRow(LoopShape, Ops,
+                     [&](char **P, const int64_t *St, int64_t Count) {
+                       for (int64_t I = 0; I < Count; ++I)
+                         softmaxRow<T, OutT>(P[0] + I * St[0], InStep,
+                                             P[1] + I * St[1], OutStep, N,
+                                             Log);
+                     });
+      });
+    });
+    return Error::success();
+  }
+
+private:
+  bool Log;
+  int64_t Axis;
+};
+
+template <bool Log>
+Expected<OpRef> makeSoftmax(const AttrMap &Attrs, unsigned) {
+  const char *Name = Log ? "log_softmax" : "softmax";
+  AttrReader R(Name, Attrs);
+  if (Error E = R.checkOnly({"axis"}))
+    return E;
+  Expected<int64_t> Axis = R.getInt("axis", -1);
+  if (!Axis)
+    return Axis.takeError();
+  return std::make_shared<SoftmaxOp>(Log, Attrs, *Axis);
+}
+
+} // namespace
+
+void graphjit::registerNNOps(OpRegistry &R) {
+  R.add(OpSpec{"softmax", 1, 1, makeSoftmax<false>,
+               "exp(x - max) / sum(exp(x - max)) along an axis: "
+               "softmax(x, axis=-1)"});
+  R.add(OpSpec{"log_softmax", 1, 1, makeSoftmax<true>,
+               "x - max - log(sum(exp(x - max))) along an axis: "
+               "log_softmax(x, axis=-1)"});
+}

@@ -1,3 +1,295 @@
-//===- ReductionOps.cpp - placeholder until the family lands -----------------===//
+//===- ReductionOps.cpp - sum, prod, max, min, all, any, mean ------------===//
+//
+// NumPy's reductions over any set of axes, with keepdims. Theano's classes:
+// CAReduce (sum, prod, max, min, all, any) and Mean. dtypes follow NumPy on
+// 64-bit Linux, except that sum and prod of u8 give i64 (NumPy: uint64, a
+// dtype we lack). Float sums use NumPy's pairwise summation per row.
+// argmax, argmin and max_and_argmax are in ArgReductionOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReduceSupport.h"
+#include "StructuralOps.h"
+#include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
-void graphjit::registerReductionOps(OpRegistry &R) { (void)R; }
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+enum class ReduceKind { Sum, Prod, Max, Min, Mean, All, Any };
+
+struct KindInfo {
+  ReduceKind K;
+  const char *FormatName; ///< "sum"
+  const char *ProfileName; ///< "Sum"
+  const char *UfuncName;   ///< NumPy's name in messages: "maximum"
+};
+
+constexpr KindInfo Kinds[] = {
+    {ReduceKind::Sum, "sum", "Sum", "add"},
+    {ReduceKind::Prod, "prod", "Prod", "multiply"},
+    {ReduceKind::Max, "max", "Max", "maximum"},
+    {ReduceKind::Min, "min", "Min", "minimum"},
+    {ReduceKind::Mean, "mean", "Mean", "add"},
+    {ReduceKind::All, "all", "All", "logical_and"},
+    {ReduceKind::Any, "any", "Any", "logical_or"},
+};
+
+/// NumPy's result dtype of each reduction.
+DType reduceDType(ReduceKind K, DType In) {
+  switch (K) {
+  case ReduceKind::Sum:
+  case ReduceKind::Prod: return isFloat(In) ? In : DType::I64;
+  case ReduceKind::Mean: return isFloat(In) ? In : DType::F64;
+  case ReduceKind::Max:
+  case ReduceKind::Min: return In;
+  case ReduceKind::All:
+  case ReduceKind::Any: return DType::Bool;
+  }
+  return In;
+}
+
+/// NumPy's pairwise_sum: exact for short rows, blocks of 8 accumulators up
+/// to 128 elements, halves beyond. Elements are converted to Acc first.
+template <typename Acc, typename T>
+Acc pairwiseSum(const char *P, int64_t Stride, int64_t N) {
+  if (N < 8) {
+    Acc R = 0;
+    for (int64_t I = 0; I < N; ++I)
+      R += static_cast<Acc>(loadAt<T>(P, Stride, I));
+    return R;
+  }
+  if (N <= 128) {
+    Acc R[8];
+    for (int J = 0; J < 8; ++J)
+      R[J] = static_cast<Acc>(loadAt<T>(P, Stride, J));
+    int64_t I = 8;
+    for (; I < N - N % 8; I += 8)
+      for (int J = 0; J < 8; ++J)
+        R[J] += static_cast<Acc>(loadAt<T>(P, Stride, I + J));
+    Acc Res = ((R[0] + R[1]) + (R[2] + R[3])) + ((R[4] + R[5]) + (R[6] + R[7]));
+    for (; I < N; ++I)
+      Res += static_cast<Acc>(loadAt<T>(P, Stride, I));
+    return Res;
+  }
+  int64_t N2 = N / 2;
+  N2 -= N2 % 8;
+  return pairwiseSum<Acc, T>(P, Stride, N2) +
+         pairwiseSum<Acc, T>(P + N2 * Stride, Stride, N - N2);
+}
+
+/// Integers as two's-complement bits, so that sums and products wrap
+/// around as NumPy's do instead of overflowing.
+template <typename T> uint64_t wrapBits(T V) {
+  return static_cast<uint64_t>(static_cast<int64_t>(V));
+}
+
+template <typename T> bool isNaN(T V) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(V);
+  else
+    return false;
+}
+
+/// Fills Out (contiguous, OutT elements) with the reduction K of X.
+template <typename T>
+void reduceTyped(ReduceKind K, const NDArray &X, const ReducePlan &P,
+                 const NDArray &Out) {
+  constexpr bool IsFloat = std::is_floating_point_v<T>;
+  auto Each = [&](auto &&F) { forEachReduction(X, P, F); };
+  switch (K) {
+  case ReduceKind::Sum:
+    Each([&](const char *In, int64_t O) {
+      if constexpr (IsFloat) {
+        T S = 0;
+        forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+          S += pairwiseSum<T, T>(R, St, N);
+        });
+        Out.dataAs<T>()[O] = S;
+      } else {
+        uint64_t S = 0;
+        forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+          for (int64_t I = 0; I < N; ++I)
+            S += wrapBits(loadAt<T>(R, St, I));
+        });
+        Out.dataAs<int64_t>()[O] = static_cast<int64_t>(S);
+      }
+    });
+    return;
+  case ReduceKind::Prod:
+    Each([&](const char *In, int64_t O) {
+      if constexpr (IsFloat) {
+        T S = 1;
+        forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+          for (int64_t I = 0; I < N; ++I)
+            S *= loadAt<T>(R, St, I);
+        });
+        Out.dataAs<T>()[O] = S;
+      } else {
+        uint64_t S = 1;
+        forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+          for (int64_t I = 0; I < N; ++I)
+            S *= wrapBits(loadAt<T>(R, St, I));
+        });
+        Out.dataAs<int64_t>()[O] = static_cast<int64_t>(S);
+      }
+    });
+    return;
+  case ReduceKind::Mean: {
+    // NumPy sums floats in their own dtype and integers in f64.
+    using Acc = std::conditional_t<IsFloat, T, double>;
+    const int64_t Count = P.InnerCount;
+    Each([&](const char *In, int64_t O) {
+      Acc S = 0;
+      forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+        S += pairwiseSum<Acc, T>(R, St, N);
+      });
+      Out.dataAs<Acc>()[O] = Count == 0
+                                 ? std::numeric_limits<Acc>::quiet_NaN()
+                                 : S / static_cast<Acc>(Count);
+    });
+    return;
+  }
+  case ReduceKind::Max:
+  case ReduceKind::Min: {
+    const bool IsMax = K == ReduceKind::Max;
+    Each([&](const char *In, int64_t O) {
+      bool First = true;
+      T Best{};
+      forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+        for (int64_t I = 0; I < N; ++I) {
+          T V = loadAt<T>(R, St, I);
+          // A NaN, once taken, stays: NumPy's maximum propagates it.
+          if (First || (!isNaN(Best) &&
+                        (isNaN(V) || (IsMax ? V > Best : V < Best))))
+            Best = V;
+          First = false;
+        }
+      });
+      Out.dataAs<T>()[O] = Best;
+    });
+    return;
+  }
+  case ReduceKind::All:
+  case ReduceKind::Any: {
+    const bool IsAll = K == ReduceKind::All;
+    Each([&](const char *In, int64_t O) {
+      bool R0 = IsAll;
+      forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
+        // NaN is true, as in NumPy.
+        for (int64_t I = 0; I < N && R0 == IsAll; ++I)
+          R0 = loadAt<T>(R, St, I) != T(0);
+      });
+      Out.dataAs<bool>()[O] = R0;
+    });
+    return;
+  }
+  }
+}
+
+/// sum, prod, max, min, all, any (CAReduce) and mean (Mean).
+class ReduceOp final : public Op {
+public:
+  ReduceOp(const KindInfo &Info, AttrMap Attrs, AxisList Axes, bool KeepDims)
+      : Op(Info.FormatName, std::move(Attrs)), Info(Info),
+        Axes(std::move(Axes)), KeepDims(KeepDims) {}
+
+  std::string name() const override {
+    return std::string(Info.ProfileName) + "{" + axisNameStr(Axes) +
+           (KeepDims ? ", keepdims=True}" : "}");
+  }
+  llvm::StringRef className() const override {
+    return Info.K == ReduceKind::Mean ? "Mean" : "CAReduce";
+  }
+  double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
+    return double(numElementsOf(In[0]));
+  }
+
+  Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override {
+    const TensorType &X = In[0];
+    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+    if (!Mask)
+      return Mask.takeError();
+    if (!hasIdentity())
+      for (unsigned I = 0; I < X.rank(); ++I)
+        if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
+          return noIdentity();
+    return std::vector<TensorType>{TensorType(
+        reduceDType(Info.K, X.Dtype), reducedDims(X.Dims, *Mask, KeepDims))};
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    const NDArray &X = In[0];
+    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+    if (!Mask)
+      return Mask.takeError();
+    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
+    if (P.EmptyReduction && !hasIdentity())
+      return noIdentity();
+    if (Error E = createOutput(Out[0], reduceDType(Info.K, X.dtype()),
+                               P.OutShape))
+      return E;
+    dispatchDType(X.dtype(), [&](auto Tag) {
+      using T = typename decltype(Tag)::type;
+      reduceTyped<T>(Info.K, X, P, Out[0]);
+    });
+    return Error::success();
+  }
+
+private:
+  const KindInfo &Info;
+  AxisList Axes;
+  bool KeepDims;
+
+  bool hasIdentity() const {
+    return Info.K != ReduceKind::Max && Info.K != ReduceKind::Min;
+  }
+  Error noIdentity() const {
+    return opError(std::string("zero-size array to reduction operation ") +
+                   Info.UfuncName + " which has no identity");
+  }
+};
+
+Expected<OpRef> makeReduce(const KindInfo &Info, const AttrMap &Attrs) {
+  AttrReader R(Info.FormatName, Attrs);
+  if (Error E = R.checkOnly({"axis", "keepdims"}))
+    return E;
+  Expected<AxisList> Axes = readAxisAttr(R, Info.FormatName, false);
+  if (!Axes)
+    return Axes.takeError();
+  Expected<bool> KeepDims = R.getBool("keepdims", false);
+  if (!KeepDims)
+    return KeepDims.takeError();
+  return std::make_shared<ReduceOp>(Info, Attrs, std::move(*Axes), *KeepDims);
+}
+
+} // namespace
+
+void graphjit::registerReductionOps(OpRegistry &R) {
+  const char *Summaries[] = {
+      "sum over axes (all if no axis=), ints to i64: sum(x, axis=[0])",
+      "product over axes, ints to i64: prod(x, axis=1, keepdims=true)",
+      "maximum over axes, NaN propagates: max(x, axis=[1])",
+      "minimum over axes, NaN propagates: min(x)",
+      "arithmetic mean over axes, ints to f64: mean(x, axis=[0, 1])",
+      "true where all elements along the axes are: all(x, axis=0)",
+      "true where any element along the axes is: any(x)",
+  };
+  for (size_t I = 0; I < std::size(Kinds); ++I) {
+    const KindInfo &Info = Kinds[I];
+    R.add(OpSpec{Info.FormatName, 1, 1,
+                 [&Info](const AttrMap &Attrs, unsigned) {
+                   return makeReduce(Info, Attrs);
+                 },
+                 Summaries[I]});
+  }
+  registerArgReductionOps(R);
+}

@@ -1,0 +1,77 @@
+//===- graphjit/Function.h - Compiled, callable functions ------*- C++ -*-===//
+//
+// A Function is a FunctionGraph made callable by a linker: `py` runs every
+// Apply through its Op's reference perform(), node by node, in schedule
+// order; `c|py` and `c` run JIT-compiled code. A call binds and checks the
+// inputs (dtypes, ranks, static and symbolic dims), runs the nodes, frees
+// each intermediate after its last use when allow_gc is on, and then
+// applies the shared-variable updates, all computed from the values before
+// the call.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_FUNCTION_H
+#define GRAPHJIT_FUNCTION_H
+
+#include "graphjit/Graph.h"
+#include "graphjit/NDArray.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <vector>
+
+namespace graphjit {
+
+enum class LinkerKind { Py, CPy, C };
+
+/// "py", "c|py" (also "cpy", which needs no quoting in a shell), "c".
+llvm::Expected<LinkerKind> parseLinker(llvm::StringRef Name);
+llvm::StringRef linkerName(LinkerKind K);
+
+struct CompileOptions {
+  LinkerKind Linker = LinkerKind::Py;
+  /// Free every intermediate after its last use (Theano's allow_gc).
+  bool AllowGC = true;
+};
+
+/// The order in which a function's Applies run, and when each variable
+/// dies: the input of the linkers and, later, of the memory profile.
+struct Schedule {
+  std::vector<Apply *> Order;
+  /// For each Variable id, the position in Order after which it is no longer
+  /// needed; -1 for variables that must outlive the call (outputs, update
+  /// values, inputs, constants, shared reads).
+  std::vector<int> LastUse;
+};
+
+Schedule makeSchedule(const FunctionGraph &F);
+
+class Function {
+public:
+  static llvm::Expected<std::unique_ptr<Function>>
+  compile(FunctionGraph &F, const CompileOptions &Opts = {});
+  ~Function();
+
+  /// Calls the function on caller-owned arrays (not copied). Returns the
+  /// outputs in the order of the function's header. On error nothing is
+  /// updated and the function can be called again.
+  llvm::Expected<std::vector<NDArray>> call(llvm::ArrayRef<NDArray> Inputs);
+
+  const FunctionGraph &graph() const { return Graph; }
+  const CompileOptions &options() const { return Opts; }
+  const Schedule &schedule() const { return Sched; }
+
+  /// Checks the inputs against the function's input types and returns the
+  /// sizes of the symbolic dims.
+  llvm::Expected<DimBindings> bindInputs(llvm::ArrayRef<NDArray> Inputs) const;
+
+private:
+  Function(FunctionGraph &F, const CompileOptions &Opts);
+  llvm::Error runNodes(std::vector<NDArray> &Values, const ExecContext &Ctx);
+
+  FunctionGraph &Graph;
+  CompileOptions Opts;
+  Schedule Sched;
+};
+
+} // namespace graphjit
+
+#endif

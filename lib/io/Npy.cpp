@@ -1,0 +1,262 @@
+//===- Npy.cpp - NumPy .npy files ----------------------------------------===//
+//
+// The header is a Python dict literal; we read exactly the three keys NumPy
+// writes ('descr', 'fortran_order', 'shape') with a small scanner rather
+// than a Python parser, and reject anything we do not understand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "graphjit/Npy.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstring>
+
+using namespace graphjit;
+using llvm::Expected;
+using llvm::StringRef;
+
+static llvm::Error npyError(StringRef Name, const llvm::Twine &Why) {
+  return llvm::createStringError(Name + ": not a usable .npy file: " + Why);
+}
+
+static std::optional<DType> dtypeFromDescr(StringRef Descr) {
+  if (Descr.size() < 2)
+    return std::nullopt;
+  StringRef Code = Descr.drop_front();
+  static const struct {
+    const char *Code;
+    DType T;
+  } Table[] = {{"f8", DType::F64}, {"f4", DType::F32}, {"i8", DType::I64},
+               {"i4", DType::I32}, {"i2", DType::I16}, {"i1", DType::I8},
+               {"u1", DType::U8},  {"b1", DType::Bool}};
+  for (const auto &E : Table)
+    if (Code == E.Code)
+      return E.T;
+  return std::nullopt;
+}
+
+static const char *descrOf(DType T) {
+  switch (T) {
+  case DType::F64: return "<f8";
+  case DType::F32: return "<f4";
+  case DType::I64: return "<i8";
+  case DType::I32: return "<i4";
+  case DType::I16: return "<i2";
+  case DType::I8: return "|i1";
+  case DType::U8: return "|u1";
+  case DType::Bool: return "|b1";
+  }
+  return "";
+}
+
+namespace {
+/// Scans the header dict: {'descr': '<f8', 'fortran_order': False,
+/// 'shape': (3, 4), }
+class HeaderScanner {
+public:
+  explicit HeaderScanner(StringRef Text) : Rest(Text) {}
+
+  void skipSpace() { Rest = Rest.ltrim(" \t\n\r"); }
+  bool consume(char C) {
+    skipSpace();
+    if (!Rest.starts_with(StringRef(&C, 1)))
+      return false;
+    Rest = Rest.drop_front();
+    return true;
+  }
+  std::optional<std::string> quoted() {
+    skipSpace();
+    if (Rest.empty() || (Rest[0] != '\'' && Rest[0] != '"'))
+      return std::nullopt;
+    char Q = Rest[0];
+    size_t End = Rest.find(Q, 1);
+    if (End == StringRef::npos)
+      return std::nullopt;
+    std::string S = Rest.substr(1, End - 1).str();
+    Rest = Rest.drop_front(End + 1);
+    return S;
+  }
+  std::optional<bool> boolean() {
+    skipSpace();
+    if (Rest.consume_front("True"))
+      return true;
+    if (Rest.consume_front("False"))
+      return false;
+    return std::nullopt;
+  }
+  std::optional<Shape> tuple() {
+    if (!consume('('))
+      return std::nullopt;
+    Shape S;
+    while (true) {
+      skipSpace();
+      if (consume(')'))
+        return S;
+      size_t Len = 0;
+      while (Len < Rest.size() && llvm::isDigit(Rest[Len]))
+        ++Len;
+      int64_t V;
+      if (Len == 0 || Rest.substr(0, Len).getAsInteger(10, V))
+        return std::nullopt;
+      Rest = Rest.drop_front(Len);
+      S.push_back(V);
+      if (!consume(',')) {
+        if (consume(')'))
+          return S;
+        return std::nullopt;
+      }
+    }
+  }
+  bool atEnd() {
+    skipSpace();
+    return Rest.empty();
+  }
+
+private:
+  StringRef Rest;
+};
+} // namespace
+
+Expected<NDArray> graphjit::parseNpy(StringRef Bytes, StringRef Name) {
+  if (!Bytes.starts_with("\x93NUMPY"))
+    return npyError(Name, "it does not start with the .npy magic string");
+  if (Bytes.size() < 10)
+    return npyError(Name, "the header is truncated");
+  unsigned Major = (unsigned char)Bytes[6];
+  size_t HeaderLen, Start;
+  if (Major == 1) {
+    HeaderLen = (unsigned char)Bytes[8] | (unsigned char)Bytes[9] << 8;
+    Start = 10;
+  } else if (Major == 2 || Major == 3) {
+    if (Bytes.size() < 12)
+      return npyError(Name, "the header is truncated");
+    HeaderLen = 0;
+    for (int I = 3; I >= 0; --I)
+      HeaderLen = HeaderLen << 8 | (unsigned char)Bytes[8 + I];
+    Start = 12;
+  } else {
+    return npyError(Name, "format version " + llvm::Twine(Major) +
+                              " is not one of 1, 2, 3");
+  }
+  if (HeaderLen > Bytes.size() - Start)
+    return npyError(Name, "the header is truncated");
+  StringRef Header = Bytes.substr(Start, HeaderLen);
+
+  HeaderScanner S(Header);
+  std::optional<std::string> Descr;
+  std::optional<bool> Fortran;
+  std::optional<Shape> Dims;
+  if (!S.consume('{'))
+    return npyError(Name, "the header is not a dict");
+  while (!S.consume('}')) {
+    std::optional<std::string> Key = S.quoted();
+    if (!Key || !S.consume(':'))
+      return npyError(Name, "the header dict is malformed");
+    if (*Key == "descr") {
+      Descr = S.quoted();
+      if (!Descr)
+        return npyError(Name, "'descr' is not a simple dtype string "
+                              "(structured dtypes are not supported)");
+    } else if (*Key == "fortran_order") {
+      Fortran = S.boolean();
+      if (!Fortran)
+        return npyError(Name, "'fortran_order' is not True or False");
+    } else if (*Key == "shape") {
+      Dims = S.tuple();
+      if (!Dims)
+        return npyError(Name, "'shape' is not a tuple of integers");
+    } else {
+      return npyError(Name, "unknown header key '" + *Key + "'");
+    }
+    if (!S.consume(',')) {
+      if (S.consume('}'))
+        break;
+      return npyError(Name, "the header dict is malformed");
+    }
+  }
+  if (!S.atEnd())
+    return npyError(Name, "unexpected text after the header dict");
+  if (!Descr || !Fortran || !Dims)
+    return npyError(Name, "the header lacks 'descr', 'fortran_order' or "
+                          "'shape'");
+  if (*Fortran)
+    return npyError(Name, "it is in Fortran order; save a C-ordered array "
+                          "(np.ascontiguousarray)");
+  if (!Descr->empty() && (*Descr)[0] == '>' && Descr->substr(1) != "i1" &&
+      Descr->substr(1) != "u1" && Descr->substr(1) != "b1")
+    return npyError(Name, "dtype '" + *Descr +
+                              "' is big-endian; save it little-endian");
+  std::optional<DType> T;
+  if (!Descr->empty() && ((*Descr)[0] == '<' || (*Descr)[0] == '|' ||
+                          (*Descr)[0] == '=' || (*Descr)[0] == '>'))
+    T = dtypeFromDescr(*Descr);
+  if (!T)
+    return npyError(Name, "dtype '" + *Descr +
+                              "' is not supported (f32 f64 i8 i16 i32 i64 "
+                              "u8 bool are)");
+
+  Expected<int64_t> N = checkedNumElements(*Dims, dtypeSize(*T));
+  if (!N)
+    return npyError(Name, llvm::toString(N.takeError()));
+  size_t DataStart = Start + HeaderLen;
+  uint64_t Want = uint64_t(*N) * dtypeSize(*T);
+  uint64_t Have = Bytes.size() - DataStart;
+  if (Have != Want)
+    return npyError(Name, "the shape " + shapeStr(*Dims) + " of " +
+                              dtypeName(*T) + " needs " + llvm::Twine(Want) +
+                              " bytes of data, the file has " +
+                              llvm::Twine(Have));
+  Expected<NDArray> A = NDArray::create(*T, *Dims);
+  if (!A)
+    return A.takeError();
+  if (Want)
+    std::memcpy(A->data(), Bytes.data() + DataStart, Want);
+  if (*T == DType::Bool) // Any non-zero byte is True; keep bools 0 or 1.
+    for (uint64_t I = 0; I < Want; ++I)
+      A->data()[I] = A->data()[I] != 0;
+  return A;
+}
+
+Expected<NDArray> graphjit::readNpy(StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return llvm::createStringError("cannot read '" + Path +
+                                   "': " + Buf.getError().message());
+  return parseNpy((*Buf)->getBuffer(), Path);
+}
+
+std::string graphjit::formatNpy(const NDArray &A) {
+  std::string Dict = std::string("{'descr': '") + descrOf(A.dtype()) +
+                     "', 'fortran_order': False, 'shape': " +
+                     shapeStr(A.shape()) + ", }";
+  // Pad with spaces so that the data starts on a 64-byte boundary.
+  size_t Total = 10 + Dict.size() + 1;
+  Dict.append((64 - Total % 64) % 64, ' ');
+  Dict += '\n';
+  std::string Out = "\x93NUMPY";
+  Out += char(1);
+  Out += char(0);
+  Out += char(Dict.size() & 0xff);
+  Out += char(Dict.size() >> 8);
+  Out += Dict;
+  NDArray C = A.contiguous();
+  Out.append(C.data(), C.numBytes());
+  return Out;
+}
+
+llvm::Error graphjit::writeNpy(StringRef Path, const NDArray &A) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
+  if (EC)
+    return llvm::createStringError("cannot write '" + Path +
+                                   "': " + EC.message());
+  OS << formatNpy(A);
+  OS.close();
+  if (OS.has_error())
+    return llvm::createStringError("cannot write '" + Path +
+                                   "': " + OS.error().message());
+  return llvm::Error::success();
+}

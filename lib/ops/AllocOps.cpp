@@ -1,0 +1,139 @@
+//===- AllocOps.cpp - alloc, zeros_like, ones_like -----------------------===//
+//
+// The ops that create a fresh array of a given shape (Theano's Alloc class):
+// alloc broadcasts a value to a shape from a `shape=[n,3]` attribute (NumPy's
+// broadcast_to followed by a contiguous copy); zeros_like and ones_like take
+// dtype and shape from their input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StructuralOps.h"
+#include "StructuralUtil.h"
+#include "graphjit/OpRegistry.h"
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+/// alloc(v, shape=[...]): v broadcast to the shape, in v's dtype.
+class AllocOp final : public Op {
+public:
+  AllocOp(AttrMap Attrs, std::vector<ShapeEntry> Target)
+      : Op("alloc", std::move(Attrs)), Target(std::move(Target)) {}
+
+  std::string name() const override { return "Alloc"; }
+  llvm::StringRef className() const override { return "Alloc"; }
+
+  Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override {
+    const TensorType &V = In[0];
+    std::vector<Dim> Dims = shapeEntryDims(Target);
+    if (V.rank() > Dims.size())
+      return opError("alloc cannot broadcast a value of rank " +
+                     std::to_string(V.rank()) + " (" + V.str() +
+                     ") to a shape of rank " + std::to_string(Dims.size()));
+    size_t Off = Dims.size() - V.rank();
+    for (unsigned I = 0; I < V.rank(); ++I) {
+      const Dim &From = V.Dims[I], &To = Dims[Off + I];
+      if (From.isKnown() && To.isKnown() && From.Size != 1 &&
+          From.Size != To.Size)
+        return opError("alloc cannot broadcast a value of type " + V.str() +
+                       " to shape " + compactDimsStr(Dims) + ": dim " +
+                       std::to_string(I) + " has size " +
+                       std::to_string(From.Size) + ", not 1 or " +
+                       std::to_string(To.Size));
+    }
+    return std::vector<TensorType>{TensorType(V.Dtype, std::move(Dims))};
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    const NDArray &V = In[0];
+    Expected<Shape> S = resolveShapeEntries(Target, Ctx);
+    if (!S)
+      return S.takeError();
+    bool Fits = V.rank() <= S->size();
+    for (unsigned I = 0; Fits && I < V.rank(); ++I) {
+      int64_t From = V.dim(I), To = (*S)[S->size() - V.rank() + I];
+      Fits = From == 1 || From == To;
+    }
+    if (!Fits)
+      return opError("alloc cannot broadcast a value of shape " +
+                     shapeStr(V.shape()) + " to shape " + shapeStr(*S));
+    if (Error E = createOutput(Out[0], V.dtype(), *S))
+      return E;
+    copyConvert(V, Out[0]);
+    return Error::success();
+  }
+
+private:
+  std::vector<ShapeEntry> Target;
+};
+
+Expected<OpRef> makeAlloc(const AttrMap &Attrs, unsigned) {
+  AttrReader R("alloc", Attrs);
+  if (Error E = R.checkOnly({"shape"}))
+    return E;
+  Expected<std::vector<ShapeEntry>> Target =
+      readShapeAttr(R, "alloc", "shape", /*AllowInfer=*/false);
+  if (!Target)
+    return Target.takeError();
+  return std::make_shared<AllocOp>(Attrs, std::move(*Target));
+}
+
+/// zeros_like(x) and ones_like(x): x's dtype and shape, filled.
+class FillLikeOp final : public Op {
+public:
+  FillLikeOp(std::string FormatName, AttrMap Attrs, double Value)
+      : Op(std::move(FormatName), std::move(Attrs)), Value(Value) {}
+
+  std::string name() const override {
+    return Value == 0 ? "ZerosLike" : "OnesLike";
+  }
+  llvm::StringRef className() const override { return "Alloc"; }
+
+  Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override {
+    return std::vector<TensorType>{In[0]};
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    if (Error E = createOutput(Out[0], In[0].dtype(), In[0].shape()))
+      return E;
+    if (Value != 0)
+      fillWith(Out[0], Value);
+    return Error::success();
+  }
+  /// Only the output is written; the input's values are not read.
+  double bytesMoved(llvm::ArrayRef<NDArray>,
+                    llvm::ArrayRef<NDArray> Out) const override {
+    return Out.empty() ? 0 : double(Out[0].numBytes());
+  }
+
+private:
+  double Value;
+};
+
+template <int Value>
+Expected<OpRef> makeFillLike(const AttrMap &Attrs, unsigned) {
+  const char *Name = Value == 0 ? "zeros_like" : "ones_like";
+  AttrReader R(Name, Attrs);
+  if (Error E = R.checkOnly({}))
+    return E;
+  return std::make_shared<FillLikeOp>(Name, Attrs, double(Value));
+}
+
+} // namespace
+
+void graphjit::registerAllocOps(OpRegistry &R) {
+  R.add(OpSpec{"alloc", 1, 1, makeAlloc,
+               "a new array of the given shape holding v broadcast: "
+               "alloc(v, shape=[n,3])"});
+  R.add(OpSpec{"zeros_like", 1, 1, makeFillLike<0>,
+               "zeros of x's dtype and shape: zeros_like(x)"});
+  R.add(OpSpec{"ones_like", 1, 1, makeFillLike<1>,
+               "ones of x's dtype and shape: ones_like(x)"});
+}

@@ -1,0 +1,143 @@
+//===- ElemwisePerform.cpp - Elemwise's reference perform ----------------===//
+//
+// The "py" linker's path for every Elemwise: broadcast the run-time shapes,
+// convert each input to the dtype its scalar operation computes in, then
+// run the kernel of ScalarKernels.h over the broadcast output with
+// mapElements(). One template instantiation per (operation, dtype) pair
+// that scalarSignature() can produce.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ElemwiseLoop.h"
+#include "ElemwiseOps.h"
+#include "ScalarKernels.h"
+
+using namespace graphjit;
+using llvm::Error;
+
+namespace {
+
+/// Runs K's kernel with compute type T. In holds the inputs already
+/// converted to the signature's dtypes.
+template <ScalarOpKind K, typename T>
+void runKernel(const NDArray &Out, llvm::ArrayRef<NDArray> In) {
+  scalar::Fn<K> F;
+  constexpr const ScalarOpInfo &Info = scalarOpInfo(K);
+  if constexpr (K == ScalarOpKind::Switch) {
+    mapElements<T, bool, T, T>(Out, {&In[0], &In[1], &In[2]}, F);
+  } else if constexpr (K == ScalarOpKind::Clip) {
+    mapElements<T, T, T, T>(Out, {&In[0], &In[1], &In[2]}, F);
+  } else if constexpr (K == ScalarOpKind::Second) {
+    mapElements<T, T>(Out, {&In[1]}, F);
+  } else if constexpr (Info.MinArity == 1) {
+    using OutT = decltype(F(T()));
+    mapElements<OutT, T>(Out, {&In[0]}, F);
+  } else {
+    using OutT = decltype(F(T(), T()));
+    mapElements<OutT, T, T>(Out, {&In[0], &In[1]}, F);
+    // n-ary add and mul fold left, as (a + b) + c.
+    if constexpr (Info.MaxArity < 0)
+      for (size_t I = 2; I < In.size(); ++I)
+        mapElements<T, T, T>(Out, {&Out, &In[I]}, F);
+  }
+}
+
+/// Finds kind K among the ScalarOpKinds at compile time and runs it with
+/// compute dtype T.
+template <unsigned I = 0>
+Error dispatchKernel(ScalarOpKind K, DType T, const NDArray &Out,
+                     llvm::ArrayRef<NDArray> In) {
+  if constexpr (I < NumScalarOps) {
+    constexpr ScalarOpKind KI = static_cast<ScalarOpKind>(I);
+    if (K != KI)
+      return dispatchKernel<I + 1>(K, T, Out, In);
+    bool Ran = false;
+    if constexpr (KI != ScalarOpKind::Cast) {
+      dispatchDType(T, [&](auto Tag) {
+        using E = typename decltype(Tag)::type;
+        if constexpr (scalar::accepts<KI, E>()) {
+          runKernel<KI, E>(Out, In);
+          Ran = true;
+        }
+      });
+    }
+    if (Ran)
+      return Error::success();
+  }
+  // scalarSignature() only picks dtypes the kernels accept.
+  return llvm::createStringError(std::string("no ") + scalarOpInfo(K).Name +
+                                 " kernel for " + dtypeName(T).str());
+}
+
+/// NumPy refuses integer powers with a negative exponent; so do we, before
+/// computing anything.
+Error checkExponents(const NDArray &Exponents) {
+  bool Negative = false;
+  Shape LoopShape = Exponents.shape();
+  LoopOperand Ops[] = {{Exponents.data(), Exponents.strides()}};
+  coalesceLoop(LoopShape, Ops);
+  dispatchDType(Exponents.dtype(), [&](auto Tag) {
+    using E = typename decltype(Tag)::type;
+    if constexpr (scalar::IsSignedInt<E>)
+      forEachRow(LoopShape, Ops,
+                 [&](char **P, const int64_t *St, int64_t N) {
+                   for (int64_t J = 0; J < N; ++J)
+                     Negative |= *detail::at<E>(P[0], St[0], J) < 0;
+                 });
+  });
+  if (Negative)
+    return llvm::createStringError(
+        "Integers to negative integer powers are not allowed.");
+  return Error::success();
+}
+
+} // namespace
+
+Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
+                        std::vector<NDArray> &Outputs,
+                        const ExecContext &Ctx) const {
+  (void)Ctx;
+  llvm::SmallVector<Shape, 4> Shapes;
+  llvm::SmallVector<DType, 4> DTypes;
+  for (const NDArray &A : Inputs) {
+    Shapes.push_back(A.shape());
+    DTypes.push_back(A.dtype());
+  }
+  llvm::Expected<ScalarSignature> Sig = scalarSignature(Kind, DTypes, CastTo);
+  if (!Sig)
+    return Sig.takeError();
+  llvm::Expected<Shape> OutShape = broadcastShapes(Shapes);
+  if (!OutShape)
+    return OutShape.takeError();
+  llvm::Expected<NDArray> Out = NDArray::create(Sig->Out, *OutShape);
+  if (!Out)
+    return Out.takeError();
+  if (Outputs.empty())
+    Outputs.resize(1);
+  Outputs[0] = *Out;
+  if (Out->numElements() == 0)
+    return Error::success();
+
+  if (Kind == ScalarOpKind::Cast) {
+    convertInto(Inputs[0], *Out);
+    return Error::success();
+  }
+  llvm::SmallVector<NDArray, 4> In;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    // second() never reads its first input's values.
+    bool Unread = Kind == ScalarOpKind::Second && I == 0;
+    if (Unread || Inputs[I].dtype() == Sig->In[I]) {
+      In.push_back(Inputs[I]);
+      continue;
+    }
+    llvm::Expected<NDArray> C = convertArray(Inputs[I], Sig->In[I]);
+    if (!C)
+      return C.takeError();
+    In.push_back(std::move(*C));
+  }
+  if (Kind == ScalarOpKind::Pow)
+    if (Error E = checkExponents(In[1]))
+      return E;
+  // The last input always has the compute dtype (switch's first is bool).
+  return dispatchKernel(Kind, Sig->In.back(), *Out, In);
+}

@@ -1,0 +1,25 @@
+# lit configuration for graphjit's command-line and pass tests.
+# CTest runs each test file on its own and passes the build's paths as
+# parameters (see test/CMakeLists.txt); `utils/test.sh` does that for you.
+import os
+import lit.formats
+
+config.name = "graphjit"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".graph", ".test", ".ll"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+params = lit_config.params
+bin_dir = params.get("graphjit_bin_dir")
+llvm_tools = params.get("llvm_tools_dir", "/usr/lib/llvm-19/bin")
+if not bin_dir:
+    lit_config.fatal("run through ctest, or pass --param graphjit_bin_dir=BUILD/bin")
+config.test_exec_root = params.get("graphjit_exec_root", os.path.join(bin_dir, "lit-out"))
+
+config.substitutions.append(("%graphjit", os.path.join(bin_dir, "graphjit")))
+config.substitutions.append(("%python", params.get("python", "/usr/bin/python3")))
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
+config.environment["PATH"] = os.pathsep.join([llvm_tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# Keep FileCheck's output free of colour codes.
+config.environment["TERM"] = "dumb"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Sets up and builds graphjit, then runs it on the project's examples and
+# prints what they compute.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/utils/setup.sh"
+gj="$root/build/utils/graphjit"
+ex="$root/examples"
+run() { echo; echo "\$ graphjit $*"; "$gj" "$@"; }
+
+run "$ex/profiling_example.graph" -dim=n=5
+run "$ex/logistic_regression.graph" -function=train -dim=n=400 -calls=10 -print-elements=5
+run "$ex/logistic_regression.graph" -function=predict -dim=n=4
+run "$ex/mlp.graph" -function=train -dim=n=128 -calls=3 -print-elements=4
+run "$ex/mlp.graph" -function=predict -dim=n=8

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test (unit, lit, NumPy) through CTest.
+#   utils/test.sh              the release build
+#   utils/test.sh --sanitize   the ASan/UBSan build (clang-19), fuzz corpus too
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/utils/setup.sh" "$@"
+build="$root/build"
+[ "${1:-}" = "--sanitize" ] && build="$root/build-asan"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build" -j2 --output-on-failure --timeout 600
