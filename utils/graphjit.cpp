@@ -98,13 +98,14 @@ splitAssignment(StringRef Arg, StringRef Flag) {
 
 // The function's input values: from -input files, else generated from the
 // seed with the dims from -dim or from the given files.
-static Expected<std::vector<NDArray>> makeInputs(const FunctionGraph &F) {
+static Expected<std::vector<NDArray>> makeInputs(const FunctionGraph &F,
+                                                 DimBindings &Dims) {
   StringMap<NDArray> Given;
   for (StringRef Arg : InputArgs) {
     auto NV = splitAssignment(Arg, "input");
     if (!NV)
       return NV.takeError();
-    auto [Name, Path] = *NV;
+    StringRef Name = NV->first, Path = NV->second;
     if (!llvm::any_of(F.inputs(),
                       [&](Variable *V) { return V->name() == Name; }))
       return createStringError("-input=" + Arg + ": function '" + F.name() +
@@ -115,7 +116,6 @@ static Expected<std::vector<NDArray>> makeInputs(const FunctionGraph &F) {
                                toString(A.takeError()));
     Given[Name] = std::move(*A);
   }
-  DimBindings Dims;
   std::vector<std::string> Symbols = F.symbolicDims();
   for (StringRef Arg : DimArgs) {
     auto NV = splitAssignment(Arg, "dim");
@@ -183,14 +183,18 @@ static Expected<std::vector<NDArray>> makeInputs(const FunctionGraph &F) {
 
 static void printValue(StringRef Name, const NDArray &A) {
   outs() << "  " << Name << ": " << dtypeName(A.dtype()) << " "
-         << shapeStr(A.shape()) << " = ";
+         << shapeStr(A.shape()) << " =";
   std::string Text = A.str(PrintElements);
-  // Indent continuation lines under the value.
-  std::string Pad(4 + Name.size() + 2, ' ');
+  if (!StringRef(Text).contains('\n')) {
+    outs() << " " << Text << "\n";
+    return;
+  }
+  // Arrays of several rows start on their own line, indented.
+  outs() << "\n    ";
   for (char C : Text) {
     outs() << C;
     if (C == '\n')
-      outs() << Pad;
+      outs() << "    ";
   }
   outs() << "\n";
 }
@@ -248,7 +252,8 @@ static int run() {
   }
   if (Error E = (*M)->initShared())
     return fail(std::move(E));
-  Expected<std::vector<NDArray>> Inputs = makeInputs(*F);
+  DimBindings Dims;
+  Expected<std::vector<NDArray>> Inputs = makeInputs(*F, Dims);
   if (!Inputs)
     return fail(Inputs.takeError());
 
@@ -264,7 +269,7 @@ static int run() {
 
   std::vector<NDArray> Results;
   for (unsigned I = 0; I < Calls; ++I) {
-    Expected<std::vector<NDArray>> R = (*Fn)->call(*Inputs);
+    Expected<std::vector<NDArray>> R = (*Fn)->call(*Inputs, Dims);
     if (!R)
       return fail(R.takeError());
     Results = std::move(*R);

@@ -52,16 +52,20 @@ public:
 
   /// Calls the function on caller-owned arrays (not copied). Returns the
   /// outputs in the order of the function's header. On error nothing is
-  /// updated and the function can be called again.
-  llvm::Expected<std::vector<NDArray>> call(llvm::ArrayRef<NDArray> Inputs);
+  /// updated and the function can be called again. Given holds sizes of
+  /// symbolic dims that no input determines (used by reshape and alloc).
+  llvm::Expected<std::vector<NDArray>> call(llvm::ArrayRef<NDArray> Inputs,
+                                            const DimBindings &Given = {});
 
   const FunctionGraph &graph() const { return Graph; }
   const CompileOptions &options() const { return Opts; }
   const Schedule &schedule() const { return Sched; }
 
   /// Checks the inputs against the function's input types and returns the
-  /// sizes of the symbolic dims.
-  llvm::Expected<DimBindings> bindInputs(llvm::ArrayRef<NDArray> Inputs) const;
+  /// sizes of the symbolic dims: those in Given, and those the inputs bind
+  /// (which must agree with Given).
+  llvm::Expected<DimBindings> bindInputs(llvm::ArrayRef<NDArray> Inputs,
+                                         const DimBindings &Given = {}) const;
 
 private:
   Function(FunctionGraph &F, const CompileOptions &Opts);

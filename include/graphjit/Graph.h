@@ -159,7 +159,8 @@ public:
   Variable *sharedRead(const SharedVariable *S) const;
   /// The Applies that use V, in topological order.
   std::vector<Apply *> clients(const Variable *V) const;
-  /// The symbolic dim names of the inputs, in order of first appearance.
+  /// The symbolic dim names: the inputs' in order of first appearance, then
+  /// those only ops use (e.g. `reshape(x, shape=[m, -1])`).
   std::vector<std::string> symbolicDims() const;
 
   // Construction (used by FunctionBuilder and the parser).

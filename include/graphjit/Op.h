@@ -87,6 +87,8 @@ public:
                             llvm::ArrayRef<NDArray> Outputs) const;
 
   bool equals(const Op &O) const { return name() == O.name(); }
+  /// Consistent with equals(), for merging equal ops in hash tables.
+  size_t hash() const { return std::hash<std::string>()(name()); }
 
 private:
   std::string FormatName;

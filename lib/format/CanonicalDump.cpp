@@ -100,10 +100,12 @@ void Dumper::run() {
   for (const Variable *V : F.variables())
     if (V->kind() == Variable::Result && !V->name().empty())
       Named.push_back(V);
-  std::stable_sort(Named.begin(), Named.end(),
-                   [](const Variable *A, const Variable *B) {
-                     return A->name() < B->name();
-                   });
+  std::sort(Named.begin(), Named.end(),
+            [](const Variable *A, const Variable *B) {
+              if (A->name() != B->name())
+                return A->name() < B->name();
+              return A->id() < B->id();
+            });
   for (const Variable *V : Named)
     VisitVar(V);
   for (const Apply *A : F.applies())

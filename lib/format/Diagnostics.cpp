@@ -72,8 +72,8 @@ std::string Diagnostics::format(llvm::SMLoc Loc,
 }
 
 void Diagnostics::error(llvm::SMLoc Loc, const llvm::Twine &Msg) {
-  Entries.push_back({Loc.getPointer(), format(Loc, llvm::SourceMgr::DK_Error,
-                                              Msg)});
+  Entries.push_back({Loc.getPointer(), unsigned(Entries.size()),
+                     format(Loc, llvm::SourceMgr::DK_Error, Msg)});
 }
 
 void Diagnostics::note(llvm::SMLoc Loc, const llvm::Twine &Msg) {
@@ -85,10 +85,13 @@ void Diagnostics::note(llvm::SMLoc Loc, const llvm::Twine &Msg) {
 llvm::Error Diagnostics::takeError() {
   if (Entries.empty())
     return llvm::Error::success();
-  std::stable_sort(Entries.begin(), Entries.end(),
-                   [](const Entry &A, const Entry &B) {
-                     return std::less<const char *>()(A.Pos, B.Pos);
-                   });
+  // By position, then in the order reported (an error before its notes'
+  // neighbours, checks of one place in their order).
+  std::sort(Entries.begin(), Entries.end(), [](const Entry &A, const Entry &B) {
+    if (A.Pos != B.Pos)
+      return std::less<const char *>()(A.Pos, B.Pos);
+    return A.Seq < B.Seq;
+  });
   std::string All;
   for (const Entry &E : Entries)
     All += E.Text;

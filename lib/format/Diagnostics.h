@@ -36,6 +36,7 @@ public:
 private:
   struct Entry {
     const char *Pos; ///< For sorting; null sorts first.
+    unsigned Seq;    ///< Report order, to break ties.
     std::string Text;
   };
   const llvm::SourceMgr &SM;

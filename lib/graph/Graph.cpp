@@ -92,10 +92,16 @@ std::vector<Apply *> FunctionGraph::clients(const Variable *V) const {
 
 std::vector<std::string> FunctionGraph::symbolicDims() const {
   std::vector<std::string> R;
-  for (Variable *In : Inputs)
-    for (const Dim &D : In->type().Dims)
+  auto Collect = [&](const Variable *V) {
+    for (const Dim &D : V->type().Dims)
       if (D.isSymbolic() && !llvm::is_contained(R, D.Symbol))
         R.push_back(D.Symbol);
+  };
+  // The inputs' dims first; then names that only ops use (reshape, alloc).
+  for (Variable *In : Inputs)
+    Collect(In);
+  for (const auto &V : Vars)
+    Collect(V.get());
   return R;
 }
 

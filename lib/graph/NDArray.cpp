@@ -1,6 +1,7 @@
 //===- NDArray.cpp - Strided n-dimensional arrays ------------------------===//
 
 #include "graphjit/NDArray.h"
+#include "graphjit/Op.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cassert>
@@ -36,18 +37,25 @@ Shape graphjit::contiguousStrides(const Shape &S, size_t ElementSize) {
   int64_t Step = ElementSize;
   for (size_t I = S.size(); I-- > 0;) {
     Strides[I] = Step;
-    Step *= std::max<int64_t>(S[I], 1);
+    // Strides of an array with a 0 dim are never used to reach memory, so a
+    // product that overflows may saturate instead of being undefined.
+    if (__builtin_mul_overflow(Step, std::max<int64_t>(S[I], 1), &Step))
+      Step = INT64_MAX;
   }
   return Strides;
 }
 
 Expected<int64_t> graphjit::checkedNumElements(const Shape &S,
                                                size_t ElementSize) {
-  int64_t N = 1;
-  for (int64_t D : S) {
+  for (int64_t D : S)
     if (D < 0)
       return llvm::createStringError("negative dimension in shape " +
                                      shapeStr(S));
+  for (int64_t D : S)
+    if (D == 0) // No elements, however large the other dims.
+      return 0;
+  int64_t N = 1;
+  for (int64_t D : S) {
     if (__builtin_mul_overflow(N, D, &N))
       return llvm::createStringError("shape " + shapeStr(S) +
                                      " has more elements than fit in 64 bits");
@@ -96,12 +104,7 @@ NDArray NDArray::wrap(void *Data, DType T, const Shape &S,
   return A;
 }
 
-int64_t NDArray::numElements() const {
-  int64_t N = 1;
-  for (int64_t D : Dims)
-    N *= D;
-  return N;
-}
+int64_t NDArray::numElements() const { return numElementsOf(Dims); }
 
 bool NDArray::isContiguous() const {
   int64_t Step = elementSize();

@@ -7,9 +7,15 @@ using namespace graphjit;
 Op::~Op() = default;
 
 int64_t graphjit::numElementsOf(const Shape &S) {
+  // A 0 dim anywhere means no elements, even if the other dims' product
+  // would overflow.
+  for (int64_t D : S)
+    if (D == 0)
+      return 0;
   int64_t N = 1;
   for (int64_t D : S)
-    N *= D;
+    if (__builtin_mul_overflow(N, D, &N))
+      return INT64_MAX; // Only reachable for shapes never allocated.
   return N;
 }
 

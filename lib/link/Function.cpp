@@ -45,7 +45,8 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
 }
 
 Expected<DimBindings>
-Function::bindInputs(llvm::ArrayRef<NDArray> Inputs) const {
+Function::bindInputs(llvm::ArrayRef<NDArray> Inputs,
+                     const DimBindings &Given) const {
   llvm::ArrayRef<Variable *> Params = Graph.inputs();
   if (Inputs.size() != Params.size())
     return llvm::createStringError(
@@ -54,6 +55,10 @@ Function::bindInputs(llvm::ArrayRef<NDArray> Inputs) const {
         std::to_string(Inputs.size()));
   DimBindings Dims;
   llvm::StringMap<std::string> BoundBy; // symbol -> "input 'x' dim 0"
+  for (const auto &G : Given) {
+    Dims[G.getKey()] = G.getValue();
+    BoundBy[G.getKey()] = "the sizes given";
+  }
   for (unsigned I = 0; I < Params.size(); ++I) {
     const TensorType &T = Params[I]->type();
     const NDArray &A = Inputs[I];
@@ -165,8 +170,8 @@ Error Function::runNodes(std::vector<NDArray> &Values, const ExecContext &Ctx) {
 }
 
 Expected<std::vector<NDArray>>
-Function::call(llvm::ArrayRef<NDArray> Inputs) {
-  Expected<DimBindings> Dims = bindInputs(Inputs);
+Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
+  Expected<DimBindings> Dims = bindInputs(Inputs, Given);
   if (!Dims)
     return Dims.takeError();
   std::vector<Variable *> Vars = Graph.variables();

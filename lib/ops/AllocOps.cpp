@@ -23,7 +23,11 @@ public:
   AllocOp(AttrMap Attrs, std::vector<ShapeEntry> Target)
       : Op("alloc", std::move(Attrs)), Target(std::move(Target)) {}
 
-  std::string name() const override { return "Alloc"; }
+  /// The shape is a parameter here (an input in Theano's Alloc), so the
+  /// name spells it: ops with equal names are merged as equal.
+  std::string name() const override {
+    return "Alloc{shape=[" + shapeEntriesStr(Target) + "]}";
+  }
   llvm::StringRef className() const override { return "Alloc"; }
 
   Expected<std::vector<TensorType>>

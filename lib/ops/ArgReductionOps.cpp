@@ -63,7 +63,7 @@ public:
   }
   llvm::StringRef className() const override { return "Argmax"; }
   double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return double(numElementsOf(In[0]));
+    return double(elementCount(In[0]));
   }
 
   Expected<std::vector<TensorType>>
@@ -139,7 +139,7 @@ public:
   llvm::StringRef className() const override { return "MaxAndArgmax"; }
   unsigned numOutputs() const override { return 2; }
   double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return double(numElementsOf(In[0]));
+    return double(elementCount(In[0]));
   }
 
   Expected<std::vector<TensorType>>

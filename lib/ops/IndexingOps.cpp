@@ -224,6 +224,8 @@ public:
     if (Error E = createOutput(Out[0], T, S))
       return E;
     const NDArray &R = Out[0];
+    if (elementCount(S) == 0)
+      return Error::success();
     int64_t Offset = 0;
     for (const NDArray &X : In) {
       Shape Part = S;

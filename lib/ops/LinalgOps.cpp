@@ -220,9 +220,9 @@ public:
   double flops(llvm::ArrayRef<Shape> In,
                llvm::ArrayRef<Shape> Out) const override {
     if (In[0].empty() || In[1].empty())
-      return Out.empty() ? 0 : double(numElementsOf(Out[0]));
+      return Out.empty() ? 0 : double(elementCount(Out[0]));
     // 2·M·N·K = 2 · (output elements) · K.
-    return 2.0 * double(Out.empty() ? 1 : numElementsOf(Out[0])) *
+    return 2.0 * double(Out.empty() ? 1 : elementCount(Out[0])) *
            double(In[0].back());
   }
 

@@ -57,7 +57,7 @@ public:
     return Log ? "LogSoftmax" : "Softmax";
   }
   double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return 5.0 * double(numElementsOf(In[0]));
+    return 5.0 * double(elementCount(In[0]));
   }
 
   Expected<std::vector<TensorType>>

@@ -2,7 +2,6 @@
 
 #include "ReduceSupport.h"
 #include "StructuralUtil.h"
-#include "llvm/ADT/STLExtras.h"
 
 using namespace graphjit;
 using llvm::Expected;
@@ -57,6 +56,28 @@ std::vector<Dim> graphjit::reducedDims(llvm::ArrayRef<Dim> In,
   return Out;
 }
 
+/// Merges neighbouring dims that one stride walks through (and drops dims
+/// of size 1), keeping the C order of the elements: longer rows, fewer
+/// loops, and NumPy's pairwise sums over whole contiguous blocks.
+static void coalesce(Shape &Dims, Shape &Strides) {
+  Shape D, S;
+  for (size_t I = 0; I < Dims.size(); ++I) {
+    if (Dims[I] == 1)
+      continue;
+    int64_t Span;
+    if (!D.empty() && !__builtin_mul_overflow(Strides[I], Dims[I], &Span) &&
+        S.back() == Span && !__builtin_mul_overflow(D.back(), Dims[I], &Span)) {
+      D.back() = Span;
+      S.back() = Strides[I];
+      continue;
+    }
+    D.push_back(Dims[I]);
+    S.push_back(Strides[I]);
+  }
+  Dims = std::move(D);
+  Strides = std::move(S);
+}
+
 ReducePlan graphjit::makeReducePlan(const NDArray &X,
                                     const std::vector<bool> &Mask,
                                     bool KeepDims) {
@@ -77,5 +98,7 @@ ReducePlan graphjit::makeReducePlan(const NDArray &X,
       P.OutShape.push_back(X.dim(I));
     }
   }
+  coalesce(P.InnerShape, P.InnerStrides);
+  coalesce(P.OuterShape, P.OuterStrides);
   return P;
 }

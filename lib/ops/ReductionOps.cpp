@@ -208,7 +208,7 @@ public:
     return Info.K == ReduceKind::Mean ? "Mean" : "CAReduce";
   }
   double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return double(numElementsOf(In[0]));
+    return double(elementCount(In[0]));
   }
 
   Expected<std::vector<TensorType>>

@@ -241,13 +241,22 @@ std::optional<Shape> noCopyStrides(const NDArray &A, const Shape &NewDims) {
 
 /// A's elements in C order with shape S (same count): a view when the
 /// strides allow it, else a view of a contiguous copy.
-NDArray reshapeView(const NDArray &A, const Shape &S) {
-  if (A.numElements() == 0)
-    return A.view(S, contiguousStrides(S, A.elementSize()));
-  if (std::optional<Shape> St = noCopyStrides(A, S))
+Expected<NDArray> reshapeView(const NDArray &A, const Shape &S) {
+  if (elementCount(A.shape()) != 0)
+    if (std::optional<Shape> St = noCopyStrides(A, S))
+      return A.view(S, *St);
+  // Any strides do for no elements; C order for a copy. Huge dims beside a
+  // 0 could overflow them.
+  Expected<Shape> St = checkedContiguousStrides(S, A.elementSize());
+  if (!St)
+    return St.takeError();
+  if (elementCount(A.shape()) == 0)
     return A.view(S, *St);
-  NDArray C = A.copy();
-  return C.view(S, contiguousStrides(S, C.elementSize()));
+  NDArray C;
+  if (Error E = createOutput(C, A.dtype(), A.shape()))
+    return E;
+  copyConvert(A, C);
+  return C.view(S, *St);
 }
 
 /// NumPy's spelling of a requested shape: "(5,newaxis)".
@@ -268,9 +277,13 @@ public:
       : Op(std::move(FormatName), std::move(Attrs)), Target(std::move(Target)),
         IsFlatten(IsFlatten) {}
 
+  /// Theano's Reshape{2} (the output rank) takes the shape as an input;
+  /// here it is a parameter, so the name spells it too: ops with equal
+  /// names are merged as equal.
   std::string name() const override {
     return IsFlatten ? "Flatten"
-                     : "Reshape{" + std::to_string(Target.size()) + "}";
+                     : "Reshape{" + std::to_string(Target.size()) +
+                           ", shape=[" + shapeEntriesStr(Target) + "]}";
   }
   llvm::StringRef className() const override { return "Reshape"; }
   OutputAlias outputAlias(unsigned) const override {
@@ -295,11 +308,9 @@ public:
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &Ctx) const override {
     const NDArray &X = In[0];
-    int64_t Size = X.numElements();
-    if (IsFlatten) {
-      Out[0] = reshapeView(X, {Size});
-      return Error::success();
-    }
+    int64_t Size = elementCount(X.shape());
+    if (IsFlatten)
+      return setOutput(Out[0], reshapeView(X, {Size}));
     Expected<Shape> S = resolveShapeEntries(Target, Ctx);
     if (!S)
       return S.takeError();
@@ -323,18 +334,23 @@ public:
         return Mismatch();
       Shape Full = *S;
       Full[Infer] = Size / Known;
-      Out[0] = reshapeView(X, Full);
-      return Error::success();
+      return setOutput(Out[0], reshapeView(X, Full));
     }
     if (Known != Size)
       return Mismatch();
-    Out[0] = reshapeView(X, *S);
-    return Error::success();
+    return setOutput(Out[0], reshapeView(X, *S));
   }
 
 private:
   std::vector<ShapeEntry> Target;
   bool IsFlatten;
+
+  static Error setOutput(NDArray &Out, Expected<NDArray> V) {
+    if (!V)
+      return V.takeError();
+    Out = std::move(*V);
+    return Error::success();
+  }
 
   static Dim flatDim(const TensorType &X) {
     if (X.rank() == 0)

@@ -110,7 +110,7 @@ std::vector<Dim> graphjit::shapeEntryDims(llvm::ArrayRef<ShapeEntry> Entries) {
 std::string graphjit::shapeEntriesStr(llvm::ArrayRef<ShapeEntry> Entries) {
   std::string R;
   for (size_t I = 0; I < Entries.size(); ++I)
-    R += (I ? "," : "") + (Entries[I].isSymbol()
+    R += (I ? ", " : "") + (Entries[I].isSymbol()
                                ? Entries[I].Symbol
                                : std::to_string(Entries[I].Size));
   return R;
@@ -135,25 +135,6 @@ graphjit::resolveShapeEntries(llvm::ArrayRef<ShapeEntry> Entries,
     S.push_back(Size);
   }
   return S;
-}
-
-Expected<int64_t> graphjit::checkedProduct(llvm::ArrayRef<int64_t> S) {
-  int64_t N = 1;
-  for (int64_t D : S)
-    if (__builtin_mul_overflow(N, D, &N))
-      return opError("shape " + compactShapeStr(S) +
-                     " has more elements than fit in 64 bits");
-  return N;
-}
-
-Error graphjit::checkRank(const NDArray &A, unsigned Rank,
-                          llvm::StringRef What) {
-  if (A.isNull())
-    return opError(What + " is missing");
-  if (A.rank() != Rank)
-    return opError(What + " has rank " + std::to_string(A.rank()) +
-                   ", but its type has rank " + std::to_string(Rank));
-  return Error::success();
 }
 
 void graphjit::copyConvert(const NDArray &Src, const NDArray &Dst) {
@@ -194,4 +175,37 @@ double graphjit::viewBytesMoved(llvm::ArrayRef<NDArray> Inputs,
       Outputs[0].sharesBufferWith(Inputs[0]))
     return 0;
   return 2.0 * double(Outputs[0].numBytes());
+}
+
+Expected<Shape> graphjit::checkedContiguousStrides(const Shape &S,
+                                                   size_t ElementSize) {
+  // As contiguousStrides(): the dims (0 counting as 1) times the element
+  // size, from the last dim on.
+  Shape Strides(S.size());
+  int64_t Step = int64_t(ElementSize);
+  for (size_t I = S.size(); I-- > 0;) {
+    Strides[I] = Step;
+    if (S[I] < 0 ||
+        __builtin_mul_overflow(Step, std::max<int64_t>(S[I], 1), &Step))
+      return opError("shape " + shapeStr(S) + " is too large");
+  }
+  return Strides;
+}
+
+Error graphjit::createOutput(NDArray &Out, DType T, const Shape &S) {
+  // NDArray::create computes these strides unchecked; check them first.
+  if (Expected<Shape> St = checkedContiguousStrides(S, dtypeSize(T)); !St)
+    return St.takeError();
+  Expected<NDArray> A = NDArray::create(T, S);
+  if (!A)
+    return A.takeError();
+  Out = std::move(*A);
+  return Error::success();
+}
+
+int64_t graphjit::elementCount(const Shape &S) {
+  for (int64_t D : S)
+    if (D == 0)
+      return 0;
+  return numElementsOf(S);
 }

@@ -61,20 +61,12 @@ readShapeAttr(const AttrReader &R, llvm::StringRef OpName, llvm::StringRef Key,
               bool AllowInfer);
 /// The static dim of each entry (-1 becomes unknown).
 std::vector<Dim> shapeEntryDims(llvm::ArrayRef<ShapeEntry> Entries);
-/// "3,n,-1" for op names.
+/// "3, n, -1" for op names.
 std::string shapeEntriesStr(llvm::ArrayRef<ShapeEntry> Entries);
 /// Replaces symbols by their sizes bound for this call; -1 stays -1. An
 /// unbound name is an error.
 llvm::Expected<Shape> resolveShapeEntries(llvm::ArrayRef<ShapeEntry> Entries,
                                           const ExecContext &Ctx);
-
-/// Product of the dims, or an error if it overflows int64.
-llvm::Expected<int64_t> checkedProduct(llvm::ArrayRef<int64_t> S);
-
-/// Checks that an input array of a perform() has the rank the op needs, so
-/// that a perform called with arrays its types do not describe fails
-/// cleanly.
-llvm::Error checkRank(const NDArray &A, unsigned Rank, llvm::StringRef What);
 
 /// Converts one element as NumPy's astype does, without C++'s undefined
 /// behaviour: a float that does not fit an integer type (NaN, inf, out of
@@ -106,14 +98,18 @@ void fillWith(const NDArray &Dst, double V);
 double viewBytesMoved(llvm::ArrayRef<NDArray> Inputs,
                       llvm::ArrayRef<NDArray> Outputs);
 
-/// Creates a C-contiguous output, or the error of an overflowing shape.
-inline llvm::Error createOutput(NDArray &Out, DType T, const Shape &S) {
-  llvm::Expected<NDArray> A = NDArray::create(T, S);
-  if (!A)
-    return A.takeError();
-  Out = std::move(*A);
-  return llvm::Error::success();
-}
+/// C-order byte strides of S, or an error if computing them overflows
+/// (possible even for shapes of zero elements).
+llvm::Expected<Shape> checkedContiguousStrides(const Shape &S,
+                                               size_t ElementSize);
+
+/// Creates a C-contiguous output, or the error of a shape too large for
+/// memory (also one of zero elements whose strides would overflow).
+llvm::Error createOutput(NDArray &Out, DType T, const Shape &S);
+
+/// The element count of an array's shape: 0 if any dim is 0 (whatever the
+/// others), else their product, which fits since the array exists.
+int64_t elementCount(const Shape &S);
 
 } // namespace graphjit
 

@@ -46,6 +46,7 @@ TEST(Graph, EqualOpsAreEqual) {
   FunctionGraph *F = buildExample(M);
   std::vector<Apply *> N = F->applies();
   EXPECT_TRUE(N[0]->op().equals(N[1]->op()));
+  EXPECT_EQ(N[0]->op().hash(), N[1]->op().hash());
   EXPECT_FALSE(N[0]->op().equals(N[2]->op()));
 }
 

@@ -656,7 +656,7 @@ TEST(ParserError, NonAsciiCharacter) {
   EXPECT_EQ(F.Count, 1u);
   EXPECT_EQ(F.Text, "t.graph:2:14: error: unexpected non-ASCII character "
                     "'\\xC3\\xA9'; the format is ASCII outside comments\n"
-                    "  r = add(x, ??)\n"
+                    "  r = add(x, ?\?)\n"
                     "             ^\n");
   // Comments may hold anything.
   EXPECT_TRUE(parseOK("# caf\xc3\xa9 \x01\n"

@@ -186,7 +186,9 @@ TEST(Reshape, AttributeErrors) {
 
 TEST(Reshape, NamesAndClass) {
   OpRef R = makeOp("reshape", shapeAttr({id("n"), num(-1)}));
-  EXPECT_EQ(R->name(), "Reshape{2}");
+  EXPECT_EQ(R->name(), "Reshape{2, shape=[n, -1]}");
+  // Different shapes are different ops.
+  EXPECT_FALSE(R->equals(*makeOp("reshape", shapeAttr({num(2), num(-1)}))));
   EXPECT_EQ(R->className(), "Reshape");
   EXPECT_EQ(R->outputAlias(0).K, OutputAlias::View);
   OpRef F = makeOp("flatten");
@@ -261,6 +263,12 @@ TEST(Reshape, RunTimeErrors) {
             "cannot reshape array of size 12 into shape (5,)");
   EXPECT_EQ(runError(*makeOp("reshape", shapeAttr({id("n"), num(-1)})), {X}),
             "symbolic dim 'n' has no size in this call");
+  // Dims whose strides overflow are refused even with no elements.
+  const int64_t Huge = int64_t(1) << 40;
+  EXPECT_EQ(runError(*makeOp("reshape", shapeAttr({num(0), num(Huge),
+                                                   num(Huge)})),
+                     {NDArray::zeros(F64, {0})}),
+            "shape (0, 1099511627776, 1099511627776) is too large");
   // Sizes whose product overflows are a mismatch, not undefined behaviour.
   EXPECT_NE(runError(*makeOp("reshape", shapeAttr({num(INT64_MAX), num(4)})),
                      {X})
@@ -331,7 +339,7 @@ TEST(Alloc, InfersTypes) {
 
 TEST(Alloc, Perform) {
   OpRef Op = makeOp("alloc", shapeAttr({id("n"), num(3)}));
-  EXPECT_EQ(Op->name(), "Alloc");
+  EXPECT_EQ(Op->name(), "Alloc{shape=[n, 3]}");
   EXPECT_EQ(Op->className(), "Alloc");
   EXPECT_EQ(Op->outputAlias(0).K, OutputAlias::Created);
   DimBindings Dims;
@@ -352,6 +360,14 @@ TEST(Alloc, Perform) {
   EXPECT_EQ(runError(*Op, {V}), "symbolic dim 'n' has no size in this call");
   Dims["n"] = 0;
   EXPECT_EQ(run1(*Op, {V}, &Dims).shape(), (Shape{0, 3}));
+  // Too large for memory, or for strides even with no elements.
+  Dims["n"] = int64_t(1) << 62;
+  EXPECT_EQ(runError(*Op, {V}, &Dims),
+            "shape (4611686018427387904, 3) is too large");
+  OpRef Huge = makeOp("alloc", shapeAttr({num(0), num(int64_t(1) << 40),
+                                          num(int64_t(1) << 40)}));
+  EXPECT_EQ(runError(*Huge, {arr(F64, {}, {1})}),
+            "shape (0, 1099511627776, 1099511627776) is too large");
 }
 
 TEST(FillLike, TypesAndValues) {
