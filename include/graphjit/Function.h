@@ -26,10 +26,29 @@ enum class LinkerKind { Py, CPy, C };
 llvm::Expected<LinkerKind> parseLinker(llvm::StringRef Name);
 llvm::StringRef linkerName(LinkerKind K);
 
+/// Where the optional IR and assembly dumps go (empty: not written).
+struct EmitOptions {
+  std::string LLVM;          ///< The module as lowered.
+  std::string LLVMOptimized; ///< After the optimization pipeline.
+  std::string Asm;           ///< The host assembly.
+};
+
+/// Seconds spent in each step of compiling one function.
+struct CompileTimes {
+  double Rewrite = 0;  ///< The graph optimizer (none yet).
+  double Lower = 0;    ///< FunctionGraph -> LLVM IR.
+  double Optimize = 0; ///< The LLVM optimization pipeline.
+  double Codegen = 0;  ///< Machine code generation and JIT linking.
+  double total() const { return Rewrite + Lower + Optimize + Codegen; }
+};
+
 struct CompileOptions {
-  LinkerKind Linker = LinkerKind::Py;
+  LinkerKind Linker = LinkerKind::CPy;
   /// Free every intermediate after its last use (Theano's allow_gc).
   bool AllowGC = true;
+  /// The LLVM optimization level, 0 to 3.
+  unsigned OptLevel = 2;
+  EmitOptions Emit;
 };
 
 /// The order in which a function's Applies run, and when each variable
@@ -58,6 +77,9 @@ public:
                                             const DimBindings &Given = {});
 
   const FunctionGraph &graph() const { return Graph; }
+  const CompileTimes &compileTimes() const { return Times; }
+  /// Whether Apply ApplyId runs JIT code ("C") or its op's perform ("Py").
+  bool isCompiled(unsigned ApplyId) const;
   const CompileOptions &options() const { return Opts; }
   const Schedule &schedule() const { return Sched; }
 
@@ -68,12 +90,17 @@ public:
                                          const DimBindings &Given = {}) const;
 
 private:
+  struct JitCode;
   Function(FunctionGraph &F, const CompileOptions &Opts);
+  llvm::Error jitCompile();
   llvm::Error runNodes(std::vector<NDArray> &Values, const ExecContext &Ctx);
 
   FunctionGraph &Graph;
   CompileOptions Opts;
   Schedule Sched;
+  CompileTimes Times;
+  std::vector<Apply *> ById; ///< Applies by id.
+  std::unique_ptr<JitCode> Jit; ///< Null for the py linker.
 };
 
 } // namespace graphjit

@@ -72,6 +72,20 @@ public:
                               std::vector<NDArray> &Outputs,
                               const ExecContext &Ctx) const = 0;
 
+  /// For ops the JIT lowers: checks the input shapes and makes the outputs
+  /// (created, or views of the inputs as outputAlias() declares) without
+  /// computing their values; the JIT code computes them. Its errors are
+  /// perform()'s. The default says the op has no lowering.
+  virtual llvm::Error prepare(llvm::ArrayRef<NDArray> Inputs,
+                              std::vector<NDArray> &Outputs,
+                              const ExecContext &Ctx) const;
+
+  /// For ops whose JIT code calls library code (dot: BLAS): computes the
+  /// values of outputs made by prepare().
+  virtual llvm::Error compute(llvm::ArrayRef<NDArray> Inputs,
+                              llvm::ArrayRef<NDArray> Outputs,
+                              const ExecContext &Ctx) const;
+
   virtual unsigned numOutputs() const { return 1; }
   virtual OutputAlias outputAlias(unsigned Output) const {
     (void)Output;

@@ -6,6 +6,26 @@ using namespace graphjit;
 
 Op::~Op() = default;
 
+llvm::Error Op::prepare(llvm::ArrayRef<NDArray> Inputs,
+                        std::vector<NDArray> &Outputs,
+                        const ExecContext &Ctx) const {
+  (void)Inputs;
+  (void)Outputs;
+  (void)Ctx;
+  return llvm::createStringError("op " + name() +
+                                 " has no JIT lowering to prepare for");
+}
+
+llvm::Error Op::compute(llvm::ArrayRef<NDArray> Inputs,
+                        llvm::ArrayRef<NDArray> Outputs,
+                        const ExecContext &Ctx) const {
+  (void)Inputs;
+  (void)Outputs;
+  (void)Ctx;
+  return llvm::createStringError("op " + name() +
+                                 " has no library code to compute with");
+}
+
 int64_t graphjit::numElementsOf(const Shape &S) {
   // A 0 dim anywhere means no elements, even if the other dims' product
   // would overflow.

@@ -1,7 +1,14 @@
 //===- Function.cpp - Binding inputs, running, applying updates ----------===//
 
 #include "graphjit/Function.h"
+#include "NodeRunner.h"
+#include "jit/JitEngine.h"
+#include "lower/ModuleLowering.h"
+#include "lower/ThunkEmitter.h"
+#include "runtime/CallFrame.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <chrono>
 
 using namespace graphjit;
 using llvm::Error;
@@ -29,19 +36,79 @@ llvm::StringRef graphjit::linkerName(LinkerKind K) {
   return "?";
 }
 
+/// The machine code of a function and its driver.
+struct Function::JitCode {
+  CompiledCode Code;
+  int32_t (*Driver)(gj_frame *) = nullptr;
+  std::vector<bool> IsCompiled; ///< By Apply id.
+  ~JitCode() {
+    if (!Code.Dylib)
+      return;
+    if (auto Engine = JitEngine::get())
+      Engine->release(Code);
+    else
+      llvm::consumeError(Engine.takeError());
+  }
+};
+
 Function::Function(FunctionGraph &F, const CompileOptions &Opts)
-    : Graph(F), Opts(Opts), Sched(makeSchedule(F)) {}
+    : Graph(F), Opts(Opts), Sched(makeSchedule(F)), ById(F.applies()) {}
 
 Function::~Function() = default;
 
+bool Function::isCompiled(unsigned ApplyId) const {
+  return Jit && Jit->IsCompiled[ApplyId];
+}
+
+Error Function::jitCompile() {
+  if (Opts.Linker == LinkerKind::C) {
+    std::vector<std::string> Missing;
+    for (Apply *N : Sched.Order)
+      if (!findLowering(*N) &&
+          !llvm::is_contained(Missing, N->op().name()))
+        Missing.push_back(N->op().name());
+    if (!Missing.empty())
+      return llvm::createStringError(
+          "the c linker needs a JIT lowering for every op; these have none: " +
+          llvm::join(Missing, ", ") + " (use -linker=c|py to run them "
+                                      "through perform)");
+  }
+  Expected<JitEngine &> Engine = JitEngine::get();
+  if (!Engine)
+    return Engine.takeError();
+  auto Start = std::chrono::steady_clock::now();
+  Expected<LoweredModule> LM =
+      lowerFunction(Graph, Sched, Opts.AllowGC, Engine->dataLayout(),
+                    Engine->triple());
+  if (!LM)
+    return LM.takeError();
+  Times.Lower = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - Start)
+                    .count();
+  auto Code = std::make_unique<JitCode>();
+  Code->IsCompiled = LM->IsCompiled;
+  Expected<CompiledCode> C =
+      Engine->compile(std::move(LM->Module), std::move(LM->Context),
+                      DriverName, Opts.OptLevel, Opts.Emit, Times);
+  if (!C)
+    return C.takeError();
+  Code->Code = *C;
+  Code->Driver = reinterpret_cast<int32_t (*)(gj_frame *)>(C->Driver);
+  Jit = std::move(Code);
+  return Error::success();
+}
+
 Expected<std::unique_ptr<Function>>
 Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
+  if (Opts.OptLevel > 3)
+    return llvm::createStringError("optimization level " +
+                                   llvm::Twine(Opts.OptLevel) +
+                                   " is not one of 0, 1, 2, 3");
+  std::unique_ptr<Function> Fn(new Function(F, Opts));
   if (Opts.Linker != LinkerKind::Py)
-    return llvm::createStringError(
-        "the '" + linkerName(Opts.Linker) +
-        "' linker needs the LLVM JIT, which this build of graphjit does not "
-        "include yet; use -linker=py");
-  return std::unique_ptr<Function>(new Function(F, Opts));
+    if (Error E = Fn->jitCompile())
+      return E;
+  return Fn;
 }
 
 Expected<DimBindings>
@@ -98,67 +165,19 @@ Function::bindInputs(llvm::ArrayRef<NDArray> Inputs,
   return Dims;
 }
 
-// "(3,), (4, 1)" for an Apply's input values.
-static std::string inputShapes(const Apply &N,
-                               const std::vector<NDArray> &Values) {
-  std::string S;
-  for (Variable *In : N.inputs()) {
-    if (!S.empty())
-      S += ", ";
-    const NDArray &A = Values[In->id()];
-    S += A.isNull() ? "?" : dtypeName(A.dtype()).str() + " " + shapeStr(A.shape());
-  }
-  return S;
-}
-
-static Error nodeError(const Apply &N, const std::vector<NDArray> &Values,
-                       const llvm::Twine &Why) {
-  return llvm::createStringError(
-      N.loc().str() + ": error: Apply node " + std::to_string(N.id()) + ", " +
-      N.displayName() + ", with inputs " + inputShapes(N, Values) + ": " + Why);
-}
-
-// Checks what perform() produced against the types inferred statically, so
-// that a wrong op is caught where it happens.
-static Error checkOutputs(const Apply &N, const std::vector<NDArray> &Outs,
-                          const std::vector<NDArray> &Values) {
-  if (Outs.size() != N.outputs().size())
-    return nodeError(N, Values, "internal error: perform made " +
-                                    llvm::Twine(Outs.size()) + " outputs");
-  for (unsigned I = 0; I < Outs.size(); ++I) {
-    const TensorType &T = N.output(I)->type();
-    const NDArray &A = Outs[I];
-    bool Ok = !A.isNull() && A.dtype() == T.Dtype && A.rank() == T.rank();
-    for (unsigned D = 0; Ok && D < T.rank(); ++D)
-      Ok = !T.Dims[D].isKnown() || T.Dims[D].Size == A.dim(D);
-    if (!Ok)
-      return nodeError(N, Values,
-                       "internal error: output " + llvm::Twine(I) + " is " +
-                           (A.isNull() ? std::string("missing")
-                                       : dtypeName(A.dtype()).str() + " " +
-                                             shapeStr(A.shape())) +
-                           ", its type says " + T.str());
-  }
-  return Error::success();
-}
-
 Error Function::runNodes(std::vector<NDArray> &Values, const ExecContext &Ctx) {
-  std::vector<NDArray> In, Out;
+  if (Jit) {
+    CallFrame Frame(Values, ById, Ctx);
+    if (Jit->Driver(Frame.abi()) != 0)
+      return llvm::createStringError(Frame.Error);
+    return Error::success();
+  }
   for (unsigned Pos = 0; Pos < Sched.Order.size(); ++Pos) {
     const Apply &N = *Sched.Order[Pos];
-    In.clear();
-    for (Variable *V : N.inputs())
-      In.push_back(Values[V->id()]);
-    Out.assign(N.outputs().size(), NDArray());
-    if (Error E = N.op().perform(In, Out, Ctx))
-      return nodeError(N, Values, llvm::toString(std::move(E)));
-    if (Error E = checkOutputs(N, Out, Values))
+    if (Error E = runNode(N, NodeStep::Perform, Values, Ctx))
       return E;
-    for (unsigned I = 0; I < Out.size(); ++I)
-      Values[N.output(I)->id()] = std::move(Out[I]);
     if (!Opts.AllowGC)
       continue;
-    In.clear(); // Drop our own references before freeing.
     for (Variable *V : N.inputs())
       if (Sched.LastUse[V->id()] == int(Pos))
         Values[V->id()] = NDArray();

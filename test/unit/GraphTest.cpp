@@ -160,14 +160,31 @@ TEST(PyLinker, UpdatesUseValuesFromBeforeTheCall) {
   EXPECT_EQ(1, Bv->Value.getDouble(0));
 }
 
-TEST(PyLinker, OtherLinkersNeedTheJit) {
+TEST(Linkers, NamesAreTheanos) {
+  EXPECT_EQ(LinkerKind::CPy, llvm::cantFail(parseLinker("cpy")));
+  EXPECT_EQ(LinkerKind::CPy, llvm::cantFail(parseLinker("c|py")));
+  EXPECT_EQ(LinkerKind::C, llvm::cantFail(parseLinker("c")));
+  EXPECT_EQ(LinkerKind::Py, llvm::cantFail(parseLinker("py")));
+  auto Bad = parseLinker("fast");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ("unknown linker 'fast' (known: py, c|py, cpy, c)",
+            llvm::toString(Bad.takeError()));
+}
+
+TEST(Linkers, JitDriverRunsTheExample) {
   GraphModule M;
   FunctionGraph *F = buildExample(M);
   CompileOptions O;
-  O.Linker = llvm::cantFail(parseLinker("cpy"));
-  EXPECT_EQ(LinkerKind::CPy, O.Linker);
-  EXPECT_FALSE(bool(parseLinker("fast")));
-  auto Fn = Function::compile(*F, O);
-  EXPECT_FALSE(bool(Fn));
-  llvm::consumeError(Fn.takeError());
+  O.Linker = LinkerKind::CPy;
+  auto Fn = llvm::cantFail(Function::compile(*F, O));
+  auto R = llvm::cantFail(
+      Fn->call({vector({1, 2}), vector({3, 4}), vector({5, 6})}));
+  EXPECT_EQ(18, R[0].getDouble(0));
+  EXPECT_EQ(24, R[0].getDouble(1));
+  // A call that fails inside JIT code reports the node and leaves the
+  // function usable.
+  auto Bad = Fn->call({vector({1, 2}), vector({3, 4}), vector({5, 6, 7})});
+  ASSERT_FALSE(bool(Bad));
+  llvm::consumeError(Bad.takeError());
+  EXPECT_TRUE(bool(Fn->call({vector({1}), vector({1}), vector({1})})));
 }

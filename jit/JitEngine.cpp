@@ -1,0 +1,193 @@
+//===- JitEngine.cpp - ORC LLJIT for the host CPU ------------------------===//
+
+#include "JitEngine.h"
+#include "runtime/RuntimeABI.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+using namespace graphjit;
+using namespace llvm;
+
+struct JitEngine::Impl {
+  std::unique_ptr<orc::LLJIT> J;
+  std::unique_ptr<TargetMachine> TM;
+  DataLayout DL{""};
+  std::string Triple;
+  std::string Cpu;
+  std::mutex Lock;
+  std::atomic<unsigned> Counter{0};
+};
+
+JitEngine::JitEngine() : P(std::make_unique<Impl>()) {}
+JitEngine::~JitEngine() = default;
+
+const DataLayout &JitEngine::dataLayout() const { return P->DL; }
+const std::string &JitEngine::triple() const { return P->Triple; }
+StringRef JitEngine::cpuName() const { return P->Cpu; }
+
+static double secondsSince(std::chrono::steady_clock::time_point T) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
+      .count();
+}
+
+// The runtime's entry points, bound by address: graphjit is not linked
+// with -rdynamic, so the process's symbol table does not have them.
+static Error defineRuntimeSymbols(orc::LLJIT &J) {
+  orc::SymbolMap Symbols;
+  auto Add = [&](StringRef Name, auto *Fn) {
+    Symbols[J.mangleAndIntern(Name)] = {orc::ExecutorAddr::fromPtr(Fn),
+                                        JITSymbolFlags::Exported};
+  };
+  Add("gj_prepare", &gj_prepare);
+  Add("gj_perform", &gj_perform);
+  Add("gj_release", &gj_release);
+  Add("gj_compute", &gj_compute);
+  Add("gj_runtime_abi_version", &gj_runtime_abi_version);
+  return J.getMainJITDylib().define(orc::absoluteSymbols(std::move(Symbols)));
+}
+
+Expected<JitEngine &> JitEngine::get() {
+  static std::unique_ptr<JitEngine> Engine;
+  static std::string Failure;
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+    InitializeNativeTargetAsmParser();
+    auto Fail = [](Error E) { Failure = toString(std::move(E)); };
+    auto JTMB = orc::JITTargetMachineBuilder::detectHost();
+    if (!JTMB)
+      return Fail(JTMB.takeError());
+    JTMB->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
+    std::unique_ptr<JitEngine> E(new JitEngine());
+    auto TM = JTMB->createTargetMachine();
+    if (!TM)
+      return Fail(TM.takeError());
+    E->P->TM = std::move(*TM);
+    E->P->DL = E->P->TM->createDataLayout();
+    E->P->Triple = E->P->TM->getTargetTriple().str();
+    E->P->Cpu = E->P->TM->getTargetCPU().str();
+    auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(*JTMB).create();
+    if (!J)
+      return Fail(J.takeError());
+    E->P->J = std::move(*J);
+    auto Process = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        E->P->DL.getGlobalPrefix());
+    if (!Process)
+      return Fail(Process.takeError());
+    E->P->J->getMainJITDylib().addGenerator(std::move(*Process));
+    if (Error Err = defineRuntimeSymbols(*E->P->J))
+      return Fail(std::move(Err));
+    Engine = std::move(E);
+  });
+  if (!Engine)
+    return createStringError("cannot start the JIT: " + Failure);
+  return *Engine;
+}
+
+static Error writeText(StringRef Path, function_ref<void(raw_ostream &)> Fn) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
+  if (EC)
+    return createStringError("cannot write '" + Path + "': " + EC.message());
+  Fn(OS);
+  return Error::success();
+}
+
+static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PipelineTuningOptions PTO;
+  PassBuilder PB(&TM, PTO);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  OptimizationLevel Level = OptLevel == 0   ? OptimizationLevel::O0
+                            : OptLevel == 1 ? OptimizationLevel::O1
+                            : OptLevel == 2 ? OptimizationLevel::O2
+                                            : OptimizationLevel::O3;
+  ModulePassManager MPM = OptLevel == 0
+                              ? PB.buildO0DefaultPipeline(Level)
+                              : PB.buildPerModuleDefaultPipeline(Level);
+  MPM.run(M, MAM);
+}
+
+Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
+                                          std::unique_ptr<LLVMContext> Ctx,
+                                          StringRef Entry, unsigned OptLevel,
+                                          const EmitOptions &Emit,
+                                          CompileTimes &Times) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  if (!Emit.LLVM.empty())
+    if (Error E = writeText(Emit.LLVM, [&](raw_ostream &OS) { M->print(OS, nullptr); }))
+      return E;
+
+  auto Start = std::chrono::steady_clock::now();
+  for (llvm::Function &F : *M)
+    if (!F.isDeclaration()) {
+      F.addFnAttr("target-cpu", P->Cpu);
+      F.addFnAttr("target-features", P->TM->getTargetFeatureString());
+    }
+  optimize(*M, *P->TM, OptLevel);
+  Times.Optimize = secondsSince(Start);
+
+  if (!Emit.LLVMOptimized.empty())
+    if (Error E = writeText(Emit.LLVMOptimized,
+                            [&](raw_ostream &OS) { M->print(OS, nullptr); }))
+      return E;
+  if (!Emit.Asm.empty()) {
+    std::error_code EC;
+    raw_fd_ostream OS(Emit.Asm, EC, sys::fs::OF_Text);
+    if (EC)
+      return createStringError("cannot write '" + Emit.Asm +
+                               "': " + EC.message());
+    legacy::PassManager PM;
+    if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
+                                   CodeGenFileType::AssemblyFile))
+      return createStringError("the target cannot emit assembly");
+    // Code generation rewrites the IR it runs on: give it a copy.
+    std::unique_ptr<Module> Copy = CloneModule(*M);
+    PM.run(*Copy);
+  }
+
+  Start = std::chrono::steady_clock::now();
+  auto &ES = P->J->getExecutionSession();
+  auto JD = ES.createJITDylib("graphjit.fn" + std::to_string(P->Counter++));
+  if (!JD)
+    return JD.takeError();
+  JD->addToLinkOrder(P->J->getMainJITDylib());
+  if (Error E = P->J->addIRModule(
+          *JD, orc::ThreadSafeModule(std::move(M), std::move(Ctx))))
+    return E;
+  auto Sym = P->J->lookup(*JD, Entry);
+  if (!Sym) {
+    consumeError(ES.removeJITDylib(*JD));
+    return Sym.takeError();
+  }
+  Times.Codegen = secondsSince(Start);
+  return CompiledCode{Sym->toPtr<void *>(), &*JD};
+}
+
+void JitEngine::release(CompiledCode &Code) {
+  if (!Code.Dylib)
+    return;
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  consumeError(P->J->getExecutionSession().removeJITDylib(*Code.Dylib));
+  Code = CompiledCode();
+}

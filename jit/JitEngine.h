@@ -1,0 +1,64 @@
+//===- JitEngine.h - ORC LLJIT for the host CPU ----------------*- C++ -*-===//
+//
+// One process-wide LLJIT configured for the host CPU (its name and
+// features), so that the vectorizer sees the real vector width. compile()
+// runs the O0-O3 pipeline with the host TargetMachine, hands the module to
+// ORC in a JITDylib of its own (removed again by release()), and looks the
+// driver up, which generates and links the machine code. Runtime and BLAS
+// symbols are resolved explicitly; libm and OpenBLAS come from the process.
+// Safe to call from several threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_JIT_JITENGINE_H
+#define GRAPHJIT_JIT_JITENGINE_H
+
+#include "graphjit/Function.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace llvm::orc {
+class JITDylib;
+}
+
+namespace graphjit {
+
+/// A compiled module: its driver's address and what holds its code.
+struct CompiledCode {
+  void *Driver = nullptr;
+  llvm::orc::JITDylib *Dylib = nullptr;
+};
+
+class JitEngine {
+public:
+  /// The process's engine, created on first use.
+  static llvm::Expected<JitEngine &> get();
+
+  const llvm::DataLayout &dataLayout() const;
+  const std::string &triple() const;
+  /// The host CPU's name, e.g. "znver5".
+  llvm::StringRef cpuName() const;
+
+  /// Optimizes M at OptLevel (0-3), writes what Emit asks for, and compiles
+  /// it. Entry is the function whose address is returned.
+  llvm::Expected<CompiledCode>
+  compile(std::unique_ptr<llvm::Module> M,
+          std::unique_ptr<llvm::LLVMContext> Ctx, llvm::StringRef Entry,
+          unsigned OptLevel, const EmitOptions &Emit, CompileTimes &Times);
+  /// Frees the code of a compiled module.
+  void release(CompiledCode &Code);
+
+  ~JitEngine();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+  JitEngine();
+};
+
+} // namespace graphjit
+
+#endif

@@ -1,0 +1,38 @@
+//===- ModuleLowering.h - A FunctionGraph as one LLVM module ---*- C++ -*-===//
+//
+// Lowers a scheduled FunctionGraph to one LLVM module: a thunk per Apply
+// (JIT code where the op has a lowering, a call to gj_perform otherwise)
+// and the driver `i32 gj_driver(ptr %frame)` that calls the thunks in
+// schedule order, stops at the first error, and releases each intermediate
+// after its last use when allow_gc is on. Each call of a thunk carries the
+// `!graphjit.apply` metadata of the instrumentation contract
+// (docs/instrumentation.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_LOWER_MODULELOWERING_H
+#define GRAPHJIT_LOWER_MODULELOWERING_H
+
+#include "graphjit/Function.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include <memory>
+
+namespace graphjit {
+
+struct LoweredModule {
+  std::unique_ptr<llvm::LLVMContext> Context;
+  std::unique_ptr<llvm::Module> Module;
+  /// For each Apply id: whether it runs JIT code ("C") or perform ("Py").
+  std::vector<bool> IsCompiled;
+};
+
+/// The name of the driver function in every lowered module.
+inline constexpr const char *DriverName = "gj_driver";
+
+llvm::Expected<LoweredModule>
+lowerFunction(const FunctionGraph &F, const Schedule &S, bool AllowGC,
+              const llvm::DataLayout &DL, const std::string &Triple);
+
+} // namespace graphjit
+
+#endif

@@ -1,0 +1,165 @@
+//===- ThunkEmitter.cpp - Writing one Apply's thunk in LLVM IR -----------===//
+
+#include "ThunkEmitter.h"
+#include "KernelLibrary.h"
+#include "runtime/RuntimeABI.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace graphjit;
+using namespace llvm;
+
+static StructType *slotType(LLVMContext &C) {
+  Type *Dims = ArrayType::get(Type::getInt64Ty(C), GJ_MAX_RANK);
+  return StructType::get(C, {PointerType::getUnqual(C), Dims, Dims});
+}
+
+ThunkEmitter::ThunkEmitter(IRBuilder<> &B, Module &M, Value *Frame,
+                           const Apply &Node, KernelLibrary &Kernels)
+    : B(B), M(M), Node(Node), Frame(Frame), Kernels(Kernels) {
+  // gj_frame's first field is the slot array.
+  Slots = B.CreateLoad(PointerType::getUnqual(ctx()), Frame, "slots");
+}
+
+Value *ThunkEmitter::slotField(const Variable *V, unsigned Field,
+                               unsigned Index) {
+  StructType *ST = slotType(ctx());
+  if (Field == 0)
+    return B.CreateLoad(PointerType::getUnqual(ctx()),
+                        B.CreateConstInBoundsGEP2_32(ST, Slots, V->id(), 0),
+                        V->displayName() + ".data");
+  Value *P = B.CreateInBoundsGEP(
+      ST, Slots, {B.getInt64(V->id()), B.getInt32(Field), B.getInt32(Index)});
+  return B.CreateLoad(B.getInt64Ty(), P,
+                      (Field == 1 ? "dim" : "stride") + Twine(Index));
+}
+
+Value *ThunkEmitter::data(const Variable *V) { return slotField(V, 0, 0); }
+Value *ThunkEmitter::dim(const Variable *V, unsigned D) {
+  return slotField(V, 1, D);
+}
+Value *ThunkEmitter::stride(const Variable *V, unsigned D) {
+  return slotField(V, 2, D);
+}
+
+Value *ThunkEmitter::numElements(const Variable *V) {
+  Value *N = B.getInt64(1);
+  for (unsigned D = 0; D < V->type().rank(); ++D)
+    N = B.CreateMul(N, dim(V, D), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  return N;
+}
+
+Type *ThunkEmitter::valueType(DType T) {
+  switch (T) {
+  case DType::Bool: return B.getInt1Ty();
+  case DType::I8:
+  case DType::U8: return B.getInt8Ty();
+  case DType::I16: return B.getInt16Ty();
+  case DType::I32: return B.getInt32Ty();
+  case DType::I64: return B.getInt64Ty();
+  case DType::F32: return B.getFloatTy();
+  case DType::F64: return B.getDoubleTy();
+  }
+  return nullptr;
+}
+
+Type *ThunkEmitter::memoryType(DType T) {
+  return T == DType::Bool ? B.getInt8Ty() : valueType(T);
+}
+
+Value *ThunkEmitter::loadElement(DType T, Value *Ptr) {
+  Value *V = B.CreateLoad(memoryType(T), Ptr);
+  return T == DType::Bool ? B.CreateICmpNE(V, B.getInt8(0)) : V;
+}
+
+void ThunkEmitter::storeElement(DType T, Value *V, Value *Ptr) {
+  if (T == DType::Bool)
+    V = B.CreateZExt(V, B.getInt8Ty());
+  B.CreateStore(V, Ptr);
+}
+
+Value *ThunkEmitter::offset(Value *Ptr, Value *Index, Value *Stride) {
+  return B.CreateGEP(B.getInt8Ty(), Ptr, B.CreateMul(Index, Stride));
+}
+
+Value *ThunkEmitter::callKernel(StringRef Name, ArrayRef<Value *> Args) {
+  Expected<Function *> F = Kernels.get(Name);
+  if (!F)
+    report_fatal_error(F.takeError()); // A lowering asked for a kernel that
+                                       // does not exist: a bug in graphjit.
+  return B.CreateCall(*F, Args);
+}
+
+Value *ThunkEmitter::convert(Value *V, DType From, DType To) {
+  if (From == To)
+    return V;
+  return callKernel(("gj_convert_" + dtypeName(To) + "_" + dtypeName(From)).str(),
+                    {V});
+}
+
+void ThunkEmitter::emitLoop(Value *Count, StringRef Name,
+                            function_ref<void(Value *)> Body) {
+  Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Pre = B.GetInsertBlock();
+  BasicBlock *Header = BasicBlock::Create(ctx(), Name + ".head", F);
+  BasicBlock *Loop = BasicBlock::Create(ctx(), Name + ".body", F);
+  BasicBlock *Exit = BasicBlock::Create(ctx(), Name + ".exit", F);
+  B.CreateBr(Header);
+  B.SetInsertPoint(Header);
+  PHINode *I = B.CreatePHI(B.getInt64Ty(), 2, Name);
+  I->addIncoming(B.getInt64(0), Pre);
+  B.CreateCondBr(B.CreateICmpSLT(I, Count), Loop, Exit);
+  B.SetInsertPoint(Loop);
+  Body(I);
+  Value *Next = B.CreateAdd(I, B.getInt64(1), Name + ".next", true, true);
+  I->addIncoming(Next, B.GetInsertBlock());
+  B.CreateBr(Header);
+  B.SetInsertPoint(Exit);
+}
+
+void ThunkEmitter::emitLoopNest(
+    ArrayRef<Value *> Extents, function_ref<void(ArrayRef<Value *>)> Body) {
+  SmallVector<Value *, 8> Index;
+  std::function<void(unsigned)> Level = [&](unsigned D) {
+    if (D == Extents.size()) {
+      Body(Index);
+      return;
+    }
+    emitLoop(Extents[D], "i" + std::to_string(D), [&](Value *I) {
+      Index.push_back(I);
+      Level(D + 1);
+      Index.pop_back();
+    });
+  };
+  Level(0);
+}
+
+static StringMap<Lowering> &loweringTable() {
+  static StringMap<Lowering> Table;
+  return Table;
+}
+
+void graphjit::registerLowering(StringRef ClassName, Lowering L) {
+  loweringTable()[ClassName] = L;
+}
+
+const Lowering *graphjit::findLowering(const Apply &N) {
+  static bool Registered = [] {
+    registerElemwiseLowerings();
+    registerStructuralLowerings();
+    return true;
+  }();
+  (void)Registered;
+  // Every variable a thunk touches must fit in a slot.
+  for (const Variable *V : N.inputs())
+    if (V->type().rank() > GJ_MAX_RANK)
+      return nullptr;
+  for (const Variable *V : N.outputs())
+    if (V->type().rank() > GJ_MAX_RANK)
+      return nullptr;
+  auto It = loweringTable().find(N.op().className());
+  if (It == loweringTable().end())
+    return nullptr;
+  if (It->second.Supports && !It->second.Supports(N))
+    return nullptr;
+  return &It->second;
+}

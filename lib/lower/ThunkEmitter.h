@@ -1,0 +1,99 @@
+//===- ThunkEmitter.h - Writing one Apply's thunk in LLVM IR ---*- C++ -*-===//
+//
+// What an op family's lowering gets to emit the body of its Apply's thunk:
+// an IRBuilder positioned inside `i32 gj_thunk_<id>(ptr %frame)` after the
+// runtime has prepared the outputs (gj_prepare), access to every
+// variable's data pointer, dims and byte strides through the frame's
+// slots, the scalar kernels (lib/ops/ScalarKernels.h compiled to bitcode),
+// and loop nests. A lowering returns an llvm::Error only for a bug or an
+// unsupported case found while compiling; run-time errors are gj_prepare's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_LOWER_THUNKEMITTER_H
+#define GRAPHJIT_LOWER_THUNKEMITTER_H
+
+#include "graphjit/Graph.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+namespace graphjit {
+
+class KernelLibrary;
+
+class ThunkEmitter {
+public:
+  ThunkEmitter(llvm::IRBuilder<> &B, llvm::Module &M, llvm::Value *Frame,
+               const Apply &Node, KernelLibrary &Kernels);
+
+  llvm::IRBuilder<> &B;
+  llvm::Module &M;
+  const Apply &Node;
+
+  llvm::LLVMContext &ctx() { return M.getContext(); }
+  llvm::Type *i64() { return B.getInt64Ty(); }
+  llvm::Value *constI64(int64_t V) { return B.getInt64(V); }
+
+  /// Variable V's slot fields during the call.
+  llvm::Value *data(const Variable *V);
+  llvm::Value *dim(const Variable *V, unsigned D);
+  llvm::Value *stride(const Variable *V, unsigned D);
+  /// The number of elements of V (product of its dims).
+  llvm::Value *numElements(const Variable *V);
+
+  /// The type a value of dtype T has in registers: i1 for bool, iN, float,
+  /// double. In memory a bool is an i8 (0 or 1).
+  llvm::Type *valueType(DType T);
+  llvm::Type *memoryType(DType T);
+  /// Loads/stores an element of dtype T at byte address Ptr.
+  llvm::Value *loadElement(DType T, llvm::Value *Ptr);
+  void storeElement(DType T, llvm::Value *V, llvm::Value *Ptr);
+  /// Ptr + Index * Stride (bytes).
+  llvm::Value *offset(llvm::Value *Ptr, llvm::Value *Index,
+                      llvm::Value *Stride);
+
+  /// Calls scalar kernel Name (e.g. "gj_scalar_add_f64") from the kernel
+  /// library on register values; bool arguments and results are i1.
+  llvm::Value *callKernel(llvm::StringRef Name,
+                          llvm::ArrayRef<llvm::Value *> Args);
+  /// Converts a register value from dtype From to To (NumPy's astype).
+  llvm::Value *convert(llvm::Value *V, DType From, DType To);
+
+  /// Emits `for (I = 0; I < Count; ++I) Body(I)`, leaving the builder after
+  /// the loop.
+  void emitLoop(llvm::Value *Count, llvm::StringRef Name,
+                llvm::function_ref<void(llvm::Value *I)> Body);
+  /// Nested loops over Extents (outermost first); Body gets the indices.
+  void emitLoopNest(llvm::ArrayRef<llvm::Value *> Extents,
+                    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)>
+                        Body);
+
+private:
+  llvm::Value *Frame;
+  KernelLibrary &Kernels;
+  llvm::Value *Slots = nullptr; ///< gj_slot*, loaded once per thunk.
+  llvm::Value *slotField(const Variable *V, unsigned Field, unsigned Index);
+};
+
+/// How an op class is lowered. NeedsPrepare: the thunk first calls
+/// gj_prepare. Emit writes the body; it may be null when gj_prepare does
+/// all the work (views). Supports says whether this Apply can be lowered
+/// (e.g. its ranks fit the slots); null means always.
+struct Lowering {
+  bool NeedsPrepare = true;
+  llvm::Error (*Emit)(ThunkEmitter &E) = nullptr;
+  bool (*Supports)(const Apply &N) = nullptr;
+};
+
+/// The lowering of N's op, or null if it runs through perform.
+const Lowering *findLowering(const Apply &N);
+
+/// Each family's lowerings, defined next to the family in lib/ops/.
+void registerLowering(llvm::StringRef ClassName, Lowering L);
+void registerElemwiseLowerings();
+void registerStructuralLowerings();
+
+} // namespace graphjit
+
+#endif

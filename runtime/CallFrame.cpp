@@ -1,0 +1,83 @@
+//===- CallFrame.cpp - The runtime's side of one JIT call ----------------===//
+
+#include "runtime/CallFrame.h"
+#include "link/NodeRunner.h"
+#include <cstring>
+
+using namespace graphjit;
+
+CallFrame::CallFrame(std::vector<NDArray> &Values,
+                     llvm::ArrayRef<Apply *> Nodes, const ExecContext &Ctx)
+    : Slots(Values.size()), Values(Values), Nodes(Nodes), Ctx(Ctx) {
+  Abi.slots = Slots.data();
+  Abi.impl = this;
+  for (unsigned V = 0; V < Values.size(); ++V)
+    if (!Values[V].isNull())
+      syncSlot(V);
+}
+
+void CallFrame::syncSlot(unsigned Var) {
+  const NDArray &A = Values[Var];
+  gj_slot &S = Slots[Var];
+  S.data = A.data();
+  // Ranks above GJ_MAX_RANK only occur around Py-path nodes, which never
+  // read slots.
+  unsigned Rank = std::min<unsigned>(A.rank(), GJ_MAX_RANK);
+  for (unsigned D = 0; D < Rank; ++D) {
+    S.shape[D] = A.dim(D);
+    S.strides[D] = A.strides()[D];
+  }
+}
+
+int32_t CallFrame::fail(llvm::Error E) {
+  if (Error.empty())
+    Error = llvm::toString(std::move(E));
+  else
+    llvm::consumeError(std::move(E));
+  return 1;
+}
+
+int32_t CallFrame::runNode(int32_t Id, int Step) {
+  const Apply &N = *Nodes[Id];
+  if (llvm::Error E = graphjit::runNode(N, NodeStep(Step), Values, Ctx))
+    return fail(std::move(E));
+  for (const Variable *Out : N.outputs())
+    syncSlot(Out->id());
+  return 0;
+}
+
+int32_t CallFrame::compute(int32_t Id) {
+  const Apply &N = *Nodes[Id];
+  std::vector<NDArray> In, Out;
+  for (const Variable *V : N.inputs())
+    In.push_back(Values[V->id()]);
+  for (const Variable *V : N.outputs())
+    Out.push_back(Values[V->id()]);
+  if (llvm::Error E = N.op().compute(In, Out, Ctx))
+    return fail(nodeError(N, Values, llvm::toString(std::move(E))));
+  return 0;
+}
+
+void CallFrame::release(int32_t Var) {
+  Values[Var] = NDArray();
+  Slots[Var].data = nullptr;
+}
+
+extern "C" {
+
+int32_t gj_prepare(gj_frame *F, int32_t Node) {
+  return CallFrame::of(F).runNode(Node, int(NodeStep::Prepare));
+}
+
+int32_t gj_perform(gj_frame *F, int32_t Node) {
+  return CallFrame::of(F).runNode(Node, int(NodeStep::Perform));
+}
+
+int32_t gj_compute(gj_frame *F, int32_t Node) {
+  return CallFrame::of(F).compute(Node);
+}
+
+void gj_release(gj_frame *F, int32_t Var) { CallFrame::of(F).release(Var); }
+
+int32_t gj_runtime_abi_version(void) { return GRAPHJIT_RUNTIME_ABI_VERSION; }
+}

@@ -1,0 +1,135 @@
+//===- ScalarKernelsBitcode.cpp - Scalar kernels for the JIT, as bitcode -===//
+//
+// Compiled by clang-19 to LLVM bitcode at build time and embedded in
+// graphjit; the JIT links the functions a module calls into it and inlines
+// them, so JIT code computes every element exactly as the reference
+// perform does (both use lib/ops/ScalarKernels.h). One extern "C" function
+// per scalar operation and compute dtype, named
+// gj_scalar_<op>_<dtype> (e.g. gj_scalar_add_f64), and one per conversion,
+// gj_convert_<to>_<from>. Combinations that scalarSignature() never picks
+// are defined too (returning 0) so that the list is regular.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScalarKernels.h"
+
+using namespace graphjit;
+
+namespace {
+
+template <ScalarOpKind K, typename T>
+using OutOf = std::conditional_t<scalarOpInfo(K).Rule == DTypeRule::Compare ||
+                                     scalarOpInfo(K).Rule == DTypeRule::Logical,
+                                 bool, T>;
+
+template <ScalarOpKind K, typename T> OutOf<K, T> apply1(T A) {
+  if constexpr (scalar::accepts<K, T>())
+    return static_cast<OutOf<K, T>>(scalar::Fn<K>{}(A));
+  else
+    return OutOf<K, T>();
+}
+
+template <ScalarOpKind K, typename T> OutOf<K, T> apply2(T A, T B) {
+  if constexpr (scalar::accepts<K, T>())
+    return static_cast<OutOf<K, T>>(scalar::Fn<K>{}(A, B));
+  else
+    return OutOf<K, T>();
+}
+
+template <ScalarOpKind K, typename T> T apply3(T A, T B, T C) {
+  if constexpr (scalar::accepts<K, T>())
+    return scalar::Fn<K>{}(A, B, C);
+  else
+    return T();
+}
+
+template <typename T> T applySwitch(bool C, T A, T B) {
+  return scalar::Fn<ScalarOpKind::Switch>{}(C, A, B);
+}
+
+} // namespace
+
+#define GJ_EACH_DTYPE(M, ...)                                                  \
+  M(bool, bool, __VA_ARGS__)                                                   \
+  M(int8_t, i8, __VA_ARGS__)                                                   \
+  M(int16_t, i16, __VA_ARGS__)                                                 \
+  M(int32_t, i32, __VA_ARGS__)                                                 \
+  M(int64_t, i64, __VA_ARGS__)                                                 \
+  M(uint8_t, u8, __VA_ARGS__)                                                  \
+  M(float, f32, __VA_ARGS__)                                                   \
+  M(double, f64, __VA_ARGS__)
+
+#define GJ_UNARY_T(T, TN, KIND, NAME)                                          \
+  extern "C" OutOf<ScalarOpKind::KIND, T> gj_scalar_##NAME##_##TN(T A) {      \
+    return apply1<ScalarOpKind::KIND, T>(A);                                   \
+  }
+#define GJ_BINARY_T(T, TN, KIND, NAME)                                         \
+  extern "C" OutOf<ScalarOpKind::KIND, T> gj_scalar_##NAME##_##TN(T A, T B) { \
+    return apply2<ScalarOpKind::KIND, T>(A, B);                                \
+  }
+#define GJ_TERNARY_T(T, TN, KIND, NAME)                                        \
+  extern "C" T gj_scalar_##NAME##_##TN(T A, T B, T C) {                        \
+    return apply3<ScalarOpKind::KIND, T>(A, B, C);                             \
+  }
+#define GJ_SWITCH_T(T, TN, KIND, NAME)                                         \
+  extern "C" T gj_scalar_##NAME##_##TN(bool C, T A, T B) {                     \
+    return applySwitch<T>(C, A, B);                                            \
+  }
+#define GJ_UNARY(KIND, NAME) GJ_EACH_DTYPE(GJ_UNARY_T, KIND, NAME)
+#define GJ_BINARY(KIND, NAME) GJ_EACH_DTYPE(GJ_BINARY_T, KIND, NAME)
+
+GJ_UNARY(Neg, neg)
+GJ_UNARY(Abs, abs)
+GJ_UNARY(Exp, exp)
+GJ_UNARY(Log, log)
+GJ_UNARY(Log1p, log1p)
+GJ_UNARY(Expm1, expm1)
+GJ_UNARY(Sqrt, sqrt)
+GJ_UNARY(Sqr, sqr)
+GJ_UNARY(Sigmoid, sigmoid)
+GJ_UNARY(Softplus, softplus)
+GJ_UNARY(Tanh, tanh)
+GJ_UNARY(Sin, sin)
+GJ_UNARY(Cos, cos)
+GJ_UNARY(Floor, floor)
+GJ_UNARY(Ceil, ceil)
+GJ_UNARY(Sign, sign)
+GJ_UNARY(Reciprocal, reciprocal)
+GJ_UNARY(Erf, erf)
+GJ_UNARY(Not, not)
+GJ_UNARY(Second, second)
+GJ_BINARY(Add, add)
+GJ_BINARY(Sub, sub)
+GJ_BINARY(Mul, mul)
+GJ_BINARY(TrueDiv, true_div)
+GJ_BINARY(IntDiv, int_div)
+GJ_BINARY(Mod, mod)
+GJ_BINARY(Pow, pow)
+GJ_BINARY(Maximum, maximum)
+GJ_BINARY(Minimum, minimum)
+GJ_BINARY(Eq, eq)
+GJ_BINARY(Neq, neq)
+GJ_BINARY(Lt, lt)
+GJ_BINARY(Le, le)
+GJ_BINARY(Gt, gt)
+GJ_BINARY(Ge, ge)
+GJ_BINARY(And, and)
+GJ_BINARY(Or, or)
+GJ_EACH_DTYPE(GJ_TERNARY_T, Clip, clip)
+GJ_EACH_DTYPE(GJ_SWITCH_T, Switch, switch)
+
+// Conversions: gj_convert_<to>_<from>.
+#define GJ_CONVERT_FROM(From, FromN, To, ToN)                                  \
+  extern "C" To gj_convert_##ToN##_##FromN(From V) {                           \
+    return scalar::convert<To, From>(V);                                       \
+  }
+// A macro cannot expand itself, so the outer loop over dtypes is spelled out.
+#define GJ_CONVERT_TO(To, ToN) GJ_EACH_DTYPE(GJ_CONVERT_FROM, To, ToN)
+GJ_CONVERT_TO(bool, bool)
+GJ_CONVERT_TO(int8_t, i8)
+GJ_CONVERT_TO(int16_t, i16)
+GJ_CONVERT_TO(int32_t, i32)
+GJ_CONVERT_TO(int64_t, i64)
+GJ_CONVERT_TO(uint8_t, u8)
+GJ_CONVERT_TO(float, f32)
+GJ_CONVERT_TO(double, f64)
