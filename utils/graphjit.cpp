@@ -14,6 +14,7 @@
 #include "graphjit/Random.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,8 +49,30 @@ static cl::opt<uint64_t> Seed("seed",
                               cl::desc("Seed for the inputs that are not given"),
                               cl::init(0), cl::cat(Category));
 static cl::opt<std::string>
-    Linker("linker", cl::desc("py, c|py (or cpy), or c"), cl::init("py"),
-           cl::cat(Category));
+    Linker("linker",
+           cl::desc("py (perform only), c|py (JIT code where an op has a "
+                    "lowering; the default; also spelled cpy), or c (JIT "
+                    "code only)"),
+           cl::init("c|py"), cl::cat(Category));
+static cl::opt<unsigned> OptLevel("O",
+                                  cl::desc("LLVM optimization level (0-3, "
+                                           "default 2)"),
+                                  cl::init(2), cl::Prefix, cl::cat(Category));
+static cl::opt<std::string>
+    EmitLLVM("emit-llvm", cl::desc("Write the LLVM module as lowered"),
+             cl::value_desc("file.ll"), cl::cat(Category));
+static cl::opt<std::string>
+    EmitLLVMOptimized("emit-llvm-optimized",
+                      cl::desc("Write the LLVM module after optimization"),
+                      cl::value_desc("file.ll"), cl::cat(Category));
+static cl::opt<std::string> EmitAsm("emit-asm",
+                                    cl::desc("Write the host assembly"),
+                                    cl::value_desc("file.s"),
+                                    cl::cat(Category));
+static cl::opt<bool>
+    PrintCompileTime("print-compile-time",
+                     cl::desc("Print how long each compilation step took"),
+                     cl::cat(Category));
 static cl::opt<bool> AllowGC("allow-gc",
                              cl::desc("Free intermediates after their last "
                                       "use (default true)"),
@@ -263,6 +286,12 @@ static int run() {
     return fail(K.takeError());
   Opts.Linker = *K;
   Opts.AllowGC = AllowGC;
+  Opts.OptLevel = OptLevel;
+  Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm};
+  if (Opts.Linker == LinkerKind::Py &&
+      !(EmitLLVM.empty() && EmitLLVMOptimized.empty() && EmitAsm.empty()))
+    return fail("-emit-llvm, -emit-llvm-optimized and -emit-asm need a JIT "
+                "linker (c|py or c), not py");
   Expected<std::unique_ptr<Function>> Fn = Function::compile(*F, Opts);
   if (!Fn)
     return fail(Fn.takeError());
@@ -276,6 +305,17 @@ static int run() {
   }
   outs() << "function " << F->name() << " (linker " << linkerName(*K)
          << "): " << Calls << (Calls == 1 ? " call" : " calls") << "\n";
+  if (PrintCompileTime) {
+    const CompileTimes &T = (*Fn)->compileTimes();
+    unsigned Compiled = 0;
+    for (unsigned I = 0; I < F->numApplies(); ++I)
+      Compiled += (*Fn)->isCompiled(I);
+    outs() << format("  compile time %.6fs: rewrite %.6fs, lower %.6fs, "
+                     "optimize %.6fs, codegen and link %.6fs\n",
+                     T.total(), T.Rewrite, T.Lower, T.Optimize, T.Codegen);
+    outs() << "  " << Compiled << " of " << F->numApplies()
+           << " Apply nodes run JIT code (C), the others perform (Py)\n";
+  }
   for (unsigned I = 0; I < Results.size(); ++I)
     printValue(F->outputs()[I]->displayName(), Results[I]);
   for (const Update &U : F->updates())
@@ -294,6 +334,7 @@ int main(int argc, char **argv) {
       "graphjit: compile and run a function of a .graph file\n\n"
       "  graphjit FILE.graph [-function=NAME] [-dim=n=400]... [-calls=N]\n"
       "           [-input=x=a.npy]... [-output-dir=DIR] [-seed=S]\n"
-      "           [-linker=py|c|py|c] [-print-graph]\n");
+      "           [-linker=py|c|py|c] [-O=0..3] [-emit-llvm=FILE]\n"
+      "           [-emit-llvm-optimized=FILE] [-emit-asm=FILE] [-print-graph]\n");
   return run();
 }
