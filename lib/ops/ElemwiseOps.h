@@ -30,12 +30,21 @@ public:
   llvm::Error perform(llvm::ArrayRef<NDArray> Inputs,
                       std::vector<NDArray> &Outputs,
                       const ExecContext &Ctx) const override;
+  /// Broadcasts the input shapes, makes the C-contiguous output (the JIT's
+  /// loops rely on that) and refuses what perform() refuses before it
+  /// computes (integer powers with a negative exponent).
+  llvm::Error prepare(llvm::ArrayRef<NDArray> Inputs,
+                      std::vector<NDArray> &Outputs,
+                      const ExecContext &Ctx) const override;
   double flops(llvm::ArrayRef<Shape> Inputs,
                llvm::ArrayRef<Shape> Outputs) const override;
 
 private:
   ScalarOpKind Kind;
   DType CastTo;
+
+  llvm::Expected<ScalarSignature>
+  signatureOf(llvm::ArrayRef<NDArray> Inputs) const;
 };
 
 /// The static broadcast of the inputs' dims (NumPy's rules on Dims): a

@@ -1,8 +1,9 @@
 //===- ElemwisePerform.cpp - Elemwise's reference perform ----------------===//
 //
-// The "py" linker's path for every Elemwise: broadcast the run-time shapes,
-// convert each input to the dtype its scalar operation computes in, then
-// run the kernel of ScalarKernels.h over the broadcast output with
+// The "py" linker's path for every Elemwise: prepare() broadcasts the
+// run-time shapes and makes the output (the JIT's lowering calls it too),
+// then each input is converted to the dtype its scalar operation computes
+// in and the kernel of ScalarKernels.h runs over the broadcast output with
 // mapElements(). One template instantiation per (operation, dtype) pair
 // that scalarSignature() can produce.
 //
@@ -93,19 +94,24 @@ Error checkExponents(const NDArray &Exponents) {
 
 } // namespace
 
-Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
+llvm::Expected<ScalarSignature>
+Elemwise::signatureOf(llvm::ArrayRef<NDArray> Inputs) const {
+  llvm::SmallVector<DType, 4> DTypes;
+  for (const NDArray &A : Inputs)
+    DTypes.push_back(A.dtype());
+  return scalarSignature(Kind, DTypes, CastTo);
+}
+
+Error Elemwise::prepare(llvm::ArrayRef<NDArray> Inputs,
                         std::vector<NDArray> &Outputs,
                         const ExecContext &Ctx) const {
   (void)Ctx;
-  llvm::SmallVector<Shape, 4> Shapes;
-  llvm::SmallVector<DType, 4> DTypes;
-  for (const NDArray &A : Inputs) {
-    Shapes.push_back(A.shape());
-    DTypes.push_back(A.dtype());
-  }
-  llvm::Expected<ScalarSignature> Sig = scalarSignature(Kind, DTypes, CastTo);
+  llvm::Expected<ScalarSignature> Sig = signatureOf(Inputs);
   if (!Sig)
     return Sig.takeError();
+  llvm::SmallVector<Shape, 4> Shapes;
+  for (const NDArray &A : Inputs)
+    Shapes.push_back(A.shape());
   llvm::Expected<Shape> OutShape = broadcastShapes(Shapes);
   if (!OutShape)
     return OutShape.takeError();
@@ -115,29 +121,42 @@ Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
   if (Outputs.empty())
     Outputs.resize(1);
   Outputs[0] = *Out;
-  if (Out->numElements() == 0)
-    return Error::success();
+  // Only an integer compute dtype can refuse exponents. The inputs' own
+  // values decide: converting to the (wider or equal) compute dtype keeps
+  // their sign.
+  if (Kind == ScalarOpKind::Pow && Out->numElements() != 0 &&
+      isInteger(Sig->In[1]))
+    return checkExponents(Inputs[1]);
+  return Error::success();
+}
 
+Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
+                        std::vector<NDArray> &Outputs,
+                        const ExecContext &Ctx) const {
+  if (Error E = prepare(Inputs, Outputs, Ctx))
+    return E;
+  const NDArray &Out = Outputs[0];
+  if (Out.numElements() == 0)
+    return Error::success();
   if (Kind == ScalarOpKind::Cast) {
-    convertInto(Inputs[0], *Out);
+    convertInto(Inputs[0], Out);
     return Error::success();
   }
+  // prepare() succeeded, so the signature exists.
+  ScalarSignature Sig = llvm::cantFail(signatureOf(Inputs));
   llvm::SmallVector<NDArray, 4> In;
   for (size_t I = 0; I < Inputs.size(); ++I) {
     // second() never reads its first input's values.
     bool Unread = Kind == ScalarOpKind::Second && I == 0;
-    if (Unread || Inputs[I].dtype() == Sig->In[I]) {
+    if (Unread || Inputs[I].dtype() == Sig.In[I]) {
       In.push_back(Inputs[I]);
       continue;
     }
-    llvm::Expected<NDArray> C = convertArray(Inputs[I], Sig->In[I]);
+    llvm::Expected<NDArray> C = convertArray(Inputs[I], Sig.In[I]);
     if (!C)
       return C.takeError();
     In.push_back(std::move(*C));
   }
-  if (Kind == ScalarOpKind::Pow)
-    if (Error E = checkExponents(In[1]))
-      return E;
   // The last input always has the compute dtype (switch's first is bool).
-  return dispatchKernel(Kind, Sig->In.back(), *Out, In);
+  return dispatchKernel(Kind, Sig.In.back(), Out, In);
 }

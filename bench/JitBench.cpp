@@ -1,0 +1,191 @@
+//===- JitBench.cpp - The JIT against the interpreter and physical limits -===//
+//
+// Measures, side by side in one run (absolute times vary on these machines,
+// ratios much less):
+//  - an elemwise add on 10^7 float64 under c|py and py, against memcpy
+//    bandwidth and against the same loop in C++ built -O3 -march=native;
+//  - the logistic-regression (n=400) and perceptron (n=128) train steps,
+//    c|py against py;
+//  - the overhead of one call of a compiled function on 3-element vectors;
+//  - compile time of each example function (warm: LLVM already loaded).
+// Each figure is the median of several repetitions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "graphjit/Builder.h"
+#include "graphjit/Function.h"
+#include "graphjit/Parser.h"
+#include "graphjit/Random.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+
+using namespace graphjit;
+using llvm::format;
+using llvm::outs;
+
+static double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Median seconds per run of Fn over Reps runs of Inner iterations each.
+static double timeIt(const std::function<void()> &Fn, int Reps, int Inner) {
+  std::vector<double> T;
+  for (int R = 0; R < Reps; ++R) {
+    double Start = now();
+    for (int I = 0; I < Inner; ++I)
+      Fn();
+    T.push_back((now() - Start) / Inner);
+  }
+  std::sort(T.begin(), T.end());
+  return T[T.size() / 2];
+}
+
+static std::unique_ptr<Function> compileOrDie(FunctionGraph &F,
+                                              LinkerKind K) {
+  CompileOptions O;
+  O.Linker = K;
+  auto Fn = Function::compile(F, O);
+  if (!Fn) {
+    llvm::errs() << llvm::toString(Fn.takeError()) << "\n";
+    exit(1);
+  }
+  return std::move(*Fn);
+}
+
+static NDArray randomArray(DType T, const Shape &S, uint64_t Seed) {
+  NDArray A = NDArray::zeros(T, S);
+  Rng R(Seed);
+  fillDefaultInput(A, R);
+  return A;
+}
+
+static void callOrDie(Function &Fn, const std::vector<NDArray> &In) {
+  auto R = Fn.call(In);
+  if (!R) {
+    llvm::errs() << llvm::toString(R.takeError()) << "\n";
+    exit(1);
+  }
+}
+
+__attribute__((noinline)) static void cppAdd(const double *X, const double *Y,
+                                             double *R, int64_t N) {
+  for (int64_t I = 0; I < N; ++I)
+    R[I] = X[I] + Y[I];
+}
+
+static void benchElemwise() {
+  const int64_t N = 10000000;
+  GraphModule M;
+  FunctionBuilder B(M, "add");
+  TensorType T(DType::F64, {Dim::symbolic("n")});
+  Variable *X = B.input("x", T), *Y = B.input("y", T);
+  B.output(llvm::cantFail(B.apply("add", {X, Y})));
+  FunctionGraph *F = llvm::cantFail(B.finish());
+  std::vector<NDArray> In = {randomArray(DType::F64, {N}, 1),
+                             randomArray(DType::F64, {N}, 2)};
+  auto Jit = compileOrDie(*F, LinkerKind::CPy);
+  auto Py = compileOrDie(*F, LinkerKind::Py);
+  double TJit = timeIt([&] { callOrDie(*Jit, In); }, 7, 1);
+  double TPy = timeIt([&] { callOrDie(*Py, In); }, 5, 1);
+  std::vector<double> Out(N), Src(N, 1.0), Dst(N);
+  double TCpp = timeIt([&] { cppAdd(In[0].dataAs<double>(),
+                                    In[1].dataAs<double>(), Out.data(), N); },
+                       7, 1);
+  double TCopy = timeIt([&] { std::memcpy(Dst.data(), Src.data(), N * 8); },
+                        7, 1);
+  // Bandwidth: bytes read and written per second (add: 3N doubles; memcpy:
+  // 2N doubles).
+  double BwCopy = 2.0 * N * 8 / TCopy, BwJit = 3.0 * N * 8 / TJit,
+         BwCpp = 3.0 * N * 8 / TCpp;
+  outs() << "elemwise add, 10^7 float64:\n"
+         << format("  memcpy           %8.2f ms  %6.2f GB/s\n", TCopy * 1e3,
+                   BwCopy / 1e9)
+         << format("  C++ -O3 native   %8.2f ms  %6.2f GB/s  (%.2f of memcpy)\n",
+                   TCpp * 1e3, BwCpp / 1e9, BwCpp / BwCopy)
+         << format("  graphjit c|py    %8.2f ms  %6.2f GB/s  (%.2f of memcpy, "
+                   "%.2f of C++)\n",
+                   TJit * 1e3, BwJit / 1e9, BwJit / BwCopy, BwJit / BwCpp)
+         << format("  graphjit py      %8.2f ms  %6.2f GB/s  (c|py is %.1fx "
+                   "faster)\n",
+                   TPy * 1e3, 3.0 * N * 8 / TPy / 1e9, TPy / TJit);
+}
+
+static std::unique_ptr<GraphModule> loadExample(const char *Name) {
+  auto M = parseGraphFile(std::string(GRAPHJIT_EXAMPLES_DIR) + "/" + Name);
+  if (!M) {
+    llvm::errs() << llvm::toString(M.takeError()) << "\n";
+    exit(1);
+  }
+  llvm::cantFail((*M)->initShared());
+  return std::move(*M);
+}
+
+static void benchTrainStep(const char *File, int64_t N, DType T, Shape X,
+                           Shape Y) {
+  auto M = loadExample(File);
+  FunctionGraph *F = M->lookupFunction("train");
+  std::vector<NDArray> In = {randomArray(T, X, 3), randomArray(T, Y, 4)};
+  auto Jit = compileOrDie(*F, LinkerKind::CPy);
+  auto Py = compileOrDie(*F, LinkerKind::Py);
+  double TJit = timeIt([&] { callOrDie(*Jit, In); }, 7, 5);
+  double TPy = timeIt([&] { callOrDie(*Py, In); }, 7, 5);
+  unsigned Compiled = 0;
+  for (unsigned I = 0; I < F->numApplies(); ++I)
+    Compiled += Jit->isCompiled(I);
+  outs() << format("%s train step (n=%lld): c|py %.3f ms, py %.3f ms, "
+                   "c|py/py time %.2f (%u of %zu Applies compiled)\n",
+                   File, (long long)N, TJit * 1e3, TPy * 1e3, TJit / TPy,
+                   Compiled, F->numApplies());
+}
+
+static void benchCallOverhead() {
+  auto M = loadExample("profiling_example.graph");
+  FunctionGraph *F = M->lookupFunction("example");
+  std::vector<NDArray> In;
+  for (int I = 0; I < 3; ++I)
+    In.push_back(randomArray(DType::F64, {3}, I));
+  auto Jit = compileOrDie(*F, LinkerKind::CPy);
+  auto Py = compileOrDie(*F, LinkerKind::Py);
+  double TJit = timeIt([&] { callOrDie(*Jit, In); }, 9, 20000);
+  double TPy = timeIt([&] { callOrDie(*Py, In); }, 9, 20000);
+  outs() << format("call overhead, (x+y+z)*2 on 3-element vectors "
+                   "(3 Applies): c|py %.0f ns per call, py %.0f ns\n",
+                   TJit * 1e9, TPy * 1e9);
+}
+
+static void benchCompileTime() {
+  for (const char *File :
+       {"profiling_example.graph", "logistic_regression.graph", "mlp.graph"}) {
+    auto M = loadExample(File);
+    for (const auto &F : M->functions()) {
+      std::vector<double> T;
+      CompileTimes Split;
+      for (int R = 0; R < 5; ++R) {
+        auto Fn = compileOrDie(*F, LinkerKind::CPy);
+        T.push_back(Fn->compileTimes().total());
+        Split = Fn->compileTimes();
+      }
+      std::sort(T.begin(), T.end());
+      outs() << format("compile %-26s %-8s %7.2f ms (lower %.2f, optimize "
+                       "%.2f, codegen+link %.2f)\n",
+                       File, F->name().c_str(), T[2] * 1e3, Split.Lower * 1e3,
+                       Split.Optimize * 1e3, Split.Codegen * 1e3);
+    }
+  }
+}
+
+int main() {
+  benchElemwise();
+  benchTrainStep("logistic_regression.graph", 400, DType::F64, {400, 784},
+                 {400});
+  benchTrainStep("mlp.graph", 128, DType::F32, {128, 784}, {128, 10});
+  benchCallOverhead();
+  benchCompileTime();
+  return 0;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the benchmarks and prints their ratios (docs/BENCHMARKS.md records
+# results). Builds first if needed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/utils/setup.sh" >/dev/null
+build="$root/build"
+gj="$build/utils/graphjit"
+ex="$root/examples"
+
+echo "== machine"
+echo "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+echo "== JIT, interpreter and physical limits (in one process)"
+"$build/bench/graphjit-bench"
+echo
+echo "== train steps against NumPy (same math, same sizes)"
+/usr/bin/python3 "$root/bench/numpy_steps.py" "$gj"
+echo
+echo "== cold compile: a fresh process parses, compiles and calls once"
+for f in profiling_example logistic_regression mlp; do
+  start=$(date +%s%N)
+  line=$("$gj" "$ex/$f.graph" -function=train -dim=n=4 -print-compile-time 2>/dev/null ||
+         "$gj" "$ex/$f.graph" -dim=n=4 -print-compile-time)
+  end=$(date +%s%N)
+  echo "$f: $(echo "$line" | grep 'compile time' | sed 's/^ *//'); whole process $(( (end - start) / 1000000 )) ms"
+done
