@@ -68,10 +68,10 @@ private:
   /// Computes and stores one element: Hoisted[k] is input k's converted
   /// value where it is loop-invariant, else Addr(k) is where to load it.
   void emitElement(ArrayRef<Value *> Hoisted,
-                   function_ref<Value *(unsigned K)> Addr, Value *OutPtr);
+                   function_ref<Value *(unsigned I)> Addr, Value *OutPtr);
   /// Input K loaded at Ptr and converted to its compute dtype.
-  Value *loadInput(unsigned K, Value *Ptr) {
-    return K.convertInput(E, K, load(Ops[K].T, Ptr));
+  Value *loadInput(unsigned I, Value *Ptr) {
+    return K.convertInput(E, I, load(Ops[I].T, Ptr));
   }
   void emitFlat(Value *NumElements);
   void emitStrided(Value *UnitRows);
@@ -121,12 +121,12 @@ void ElemwiseEmitter::store(DType T, Value *V, Value *Ptr) {
 // all the elements inside it.
 Value *ElemwiseEmitter::isContiguous(const Operand &Op) {
   Value *Ok = B.getTrue();
-  Value *Expected = size(Op.T);
+  Value *Step = size(Op.T);
   for (unsigned D = Op.Dims.size(); D-- > 0;) {
     Value *Unit = B.CreateICmpEQ(Op.Dims[D], E.constI64(1));
-    Value *Steps = B.CreateICmpEQ(Op.Strides[D], Expected);
-    Ok = B.CreateAnd(Ok, B.CreateOr(Unit, Steps));
-    Expected = B.CreateMul(Expected, Op.Dims[D]);
+    Value *Dense = B.CreateICmpEQ(Op.Strides[D], Step);
+    Ok = B.CreateAnd(Ok, B.CreateOr(Unit, Dense));
+    Step = B.CreateMul(Step, Op.Dims[D]);
   }
   return Ok;
 }
@@ -160,7 +160,7 @@ Value *ElemwiseEmitter::unitRows() {
 }
 
 void ElemwiseEmitter::emitElement(ArrayRef<Value *> Hoisted,
-                                  function_ref<Value *(unsigned K)> Addr,
+                                  function_ref<Value *(unsigned I)> Addr,
                                   Value *OutPtr) {
   SmallVector<Value *, 4> In(Ops.size(), nullptr);
   for (unsigned I = 0; I < Ops.size(); ++I)

@@ -1,0 +1,56 @@
+//===- StructuralLoweringInfo.h - Op parameters for the JIT lowerings -*- C++ -*-//
+//
+// The JIT lowerings of the shape, indexing, reduction and nn families
+// (lib/ops/*Lowering*.cpp) emit code from an Apply's op and the static types
+// of its variables. The op classes are private to their files, so each file
+// answers here what its ops' lowerings need: the static parameters, with
+// axes already normalized against the input's rank. Each function returns
+// nullopt when the op is not of its class (checked by className(), which the
+// lowering table is keyed on; the build has no RTTI) or its parameters do not
+// fit the rank, in which case the lowering declines and perform reports it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H
+#define GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H
+
+#include <optional>
+#include <vector>
+
+namespace graphjit {
+
+class Op;
+
+/// A reduction: which input dims it reduces and what it computes there.
+struct ReductionInfo {
+  enum Kind {
+    Sum, Prod, Max, Min, Mean, All, Any, // ReductionOps.cpp
+    Argmax, Argmin, MaxAndArgmax         // ArgReductionOps.cpp
+  };
+  Kind K = Sum;
+  std::vector<bool> Reduced; ///< One entry per input dim.
+  bool KeepDims = false;
+};
+
+/// CAReduce (sum prod max min all any) and Mean.
+std::optional<ReductionInfo> reductionInfo(const Op &O, unsigned Rank);
+/// Argmax (argmax, argmin) and MaxAndArgmax.
+std::optional<ReductionInfo> argReductionInfo(const Op &O, unsigned Rank);
+
+/// What an op of class Alloc writes into its new array.
+enum class AllocFill { Broadcast, Zeros, Ones };
+std::optional<AllocFill> allocFill(const Op &O);
+
+/// Shape_i's dim and Join's axis.
+std::optional<unsigned> shapeIAxis(const Op &O, unsigned Rank);
+std::optional<unsigned> joinAxis(const Op &O, unsigned Rank);
+
+/// Softmax and LogSoftmax.
+struct SoftmaxInfo {
+  bool Log = false;
+  unsigned Axis = 0;
+};
+std::optional<SoftmaxInfo> softmaxInfo(const Op &O, unsigned Rank);
+
+} // namespace graphjit
+
+#endif
