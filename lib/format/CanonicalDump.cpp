@@ -74,9 +74,12 @@ void Dumper::visit(const Apply *Root) {
 std::string Dumper::ref(const Variable *V) const {
   std::string Name = V->name().empty() ? "" : " '" + V->name() + "'";
   switch (V->kind()) {
-  case Variable::Input: return "input" + Name;
-  case Variable::SharedRead: return "shared '" + V->shared()->Name + "'";
-  case Variable::Constant: return "(" + constantText(*V) + Name + ")";
+  case Variable::Input:
+    return "input" + Name;
+  case Variable::SharedRead:
+    return "shared '" + V->shared()->Name + "'";
+  case Variable::Constant:
+    return "(" + constantText(*V) + Name + ")";
   case Variable::Result:
     return "%" + std::to_string(Number.lookup(V->owner())) + "." +
            std::to_string(V->outputIndex());
@@ -112,7 +115,7 @@ void Dumper::run() {
     visit(A);
 
   for (const Apply *A : Order) {
-    OS << "  %" << Number[A] << " = " << A->op().formatName() << " [" 
+    OS << "  %" << Number[A] << " = " << A->op().formatName() << " ["
        << A->op().name() << "]";
     for (const auto &[Key, Value] : A->op().attrs())
       OS << " " << Key << "=" << Value.str();

@@ -57,8 +57,7 @@ static std::string printableLine(llvm::StringRef Line) {
   return R;
 }
 
-std::string Diagnostics::format(llvm::SMLoc Loc,
-                                llvm::SourceMgr::DiagKind Kind,
+std::string Diagnostics::format(llvm::SMLoc Loc, llvm::SourceMgr::DiagKind Kind,
                                 const llvm::Twine &Msg) const {
   llvm::SMDiagnostic D = SM.GetMessage(Loc, Kind, Msg);
   std::string Line = printableLine(D.getLineContents());

@@ -28,6 +28,15 @@ public:
   /// Attaches a note (e.g. where a name was first defined) to the last error.
   void note(llvm::SMLoc Loc, const llvm::Twine &Msg);
 
+  /// Accounts for N edit distances about to be computed for a "did you
+  /// mean" suggestion; false once a file has used its budget (thousands of
+  /// misspelt names among thousands of names), so that reporting stays
+  /// linear in the size of the file.
+  bool spendSuggestionWork(size_t N) {
+    SuggestionWork += N;
+    return SuggestionWork <= MaxSuggestionWork;
+  }
+
   unsigned numErrors() const { return Entries.size(); }
   bool hasErrors() const { return !Entries.empty(); }
   /// All errors, in source order, as one ParseError.
@@ -41,6 +50,8 @@ private:
   };
   const llvm::SourceMgr &SM;
   std::vector<Entry> Entries;
+  static constexpr size_t MaxSuggestionWork = 1000000;
+  size_t SuggestionWork = 0;
 
   std::string format(llvm::SMLoc Loc, llvm::SourceMgr::DiagKind Kind,
                      const llvm::Twine &Msg) const;

@@ -98,7 +98,9 @@ private:
   bool evalCall(const Expr &E, std::vector<Variable *> &Outs);
   Variable *evalSingle(const Expr &E);
   void reportApplyError(const Expr &E, llvm::Error Err);
-  std::vector<llvm::StringRef> knownNames() const;
+  /// "; did you mean ...?" for Name among the names in scope (or only the
+  /// shared variables), within the diagnostics' suggestion budget.
+  std::string suggest(llvm::StringRef Name, bool SharedOnly = false);
 };
 
 } // namespace
@@ -106,15 +108,16 @@ private:
 void FunctionSema::declareInputs() {
   for (unsigned I = 0; I < F.Inputs.size(); ++I) {
     const InputDecl &In = F.Inputs[I];
-    InputVars.push_back(In.TypeOK ? B.input(In.Name.Name, In.Type,
-                                            toLoc(In.Name.Loc))
-                                  : nullptr);
+    InputVars.push_back(In.TypeOK
+                            ? B.input(In.Name.Name, In.Type, toLoc(In.Name.Loc))
+                            : nullptr);
     auto [It, New] =
         Defs.try_emplace(In.Name.Name, Def{true, I, 0, In.Name.Loc});
     if (!New) {
       Diags.error(In.Name.Loc, "duplicate input '" + In.Name.Name + "'");
-      Diags.note(It->second.Loc, "'" + In.Name.Name + "' is first declared "
-                                                      "here");
+      Diags.note(It->second.Loc, "'" + In.Name.Name +
+                                     "' is first declared "
+                                     "here");
       continue;
     }
     if (const SharedVariable *S = M.lookupShared(In.Name.Name)) {
@@ -142,8 +145,9 @@ void FunctionSema::declareStatements() {
         continue;
       }
       if (const SharedVariable *Sh = M.lookupShared(N.Name)) {
-        Diags.error(N.Loc, "'" + N.Name + "' is a shared variable; give it "
-                           "a new value with 'update " +
+        Diags.error(N.Loc, "'" + N.Name +
+                               "' is a shared variable; give it "
+                               "a new value with 'update " +
                                N.Name + " = ...'");
         Diags.note(SharedLocs.lookup(Sh->Name),
                    "'" + N.Name + "' is declared here");
@@ -202,28 +206,36 @@ void FunctionSema::reportCycle(const std::vector<Frame> &Stack,
   size_t First = Stack.size() - 1;
   while (Stack[First].Stmt != Back.Stmt)
     --First;
+  // One report per statement where cycles close: `a = add(a, a, b)` with
+  // `b = neg(a)` is one message at 'a', not three.
+  bool Known = Stmts[Back.Stmt].InCycle;
+  for (size_t J = First; J < Stack.size(); ++J)
+    Stmts[Stack[J].Stmt].InCycle = true;
+  if (Known)
+    return;
   // The name each statement on the cycle is reached by.
   std::string Path = Back.Name.str();
   for (size_t J = First; J + 1 < Stack.size(); ++J)
-    Path += " -> " +
-            Stack[J].Deps[Stack[J].Next - 1].Name.str();
+    Path += " -> " + Stack[J].Deps[Stack[J].Next - 1].Name.str();
   Path += " -> " + Back.Name.str();
   SMLoc Loc = Defs.lookup(Back.Name).Loc;
   if (First + 1 == Stack.size())
     Diags.error(Loc, "'" + Back.Name + "' is defined in terms of itself");
   else
     Diags.error(Loc, "cycle in the definitions: " + Path);
-  for (size_t J = First; J < Stack.size(); ++J)
-    Stmts[Stack[J].Stmt].InCycle = true;
 }
 
-std::vector<llvm::StringRef> FunctionSema::knownNames() const {
+std::string FunctionSema::suggest(llvm::StringRef Name, bool SharedOnly) {
+  size_t N = M.sharedVariables().size() + (SharedOnly ? 0 : Defs.size());
+  if (!Diags.spendSuggestionWork(N))
+    return "";
   std::vector<llvm::StringRef> Names;
-  for (const auto &D : Defs)
-    Names.push_back(D.getKey());
+  if (!SharedOnly)
+    for (const auto &D : Defs)
+      Names.push_back(D.getKey());
   for (const auto &S : M.sharedVariables())
     Names.push_back(S->Name);
-  return Names;
+  return suggestName(Name, Names);
 }
 
 Value FunctionSema::resolve(llvm::StringRef Name, SMLoc Loc) {
@@ -245,8 +257,7 @@ Value FunctionSema::resolve(llvm::StringRef Name, SMLoc Loc) {
     return Value{llvm::cantFail(B.shared(Name, toLoc(Loc))), nullptr, {}};
   if (AST.PoisonedShared.count(Name))
     return Value();
-  Diags.error(Loc, "undefined name '" + Name + "'" +
-                       suggestName(Name, knownNames()));
+  Diags.error(Loc, "undefined name '" + Name + "'" + suggest(Name));
   return Value();
 }
 
@@ -261,9 +272,12 @@ Variable *FunctionSema::materialize(const Value &V) {
 
 Value FunctionSema::eval(const Expr &E) {
   switch (E.K) {
-  case Expr::NameRef: return resolve(E.Name, E.Loc);
-  case Expr::Number: return Value{nullptr, &E.Num, E.Loc};
-  case Expr::Call: return Value{evalSingle(E), nullptr, {}};
+  case Expr::NameRef:
+    return resolve(E.Name, E.Loc);
+  case Expr::Number:
+    return Value{nullptr, &E.Num, E.Loc};
+  case Expr::Call:
+    return Value{evalSingle(E), nullptr, {}};
   }
   return Value();
 }
@@ -286,8 +300,8 @@ void FunctionSema::reportApplyError(const Expr &E, llvm::Error Err) {
         if (llvm::StringRef(Msg).starts_with("literal "))
           for (const auto &A : E.Args)
             if (A->K == Expr::Number &&
-                llvm::StringRef(Msg).starts_with("literal " +
-                                                 A->Num.Spelling + " ")) {
+                llvm::StringRef(Msg).starts_with("literal " + A->Num.Spelling +
+                                                 " ")) {
               Loc = A->Loc;
               break;
             }
@@ -325,10 +339,10 @@ Variable *FunctionSema::evalSingle(const Expr &E) {
   if (!evalCall(E, Outs))
     return nullptr;
   if (Outs.size() != 1) {
-    Diags.error(E.Loc, "op '" + E.Name + "' has " +
-                           llvm::Twine(Outs.size()) +
+    Diags.error(E.Loc, "op '" + E.Name + "' has " + llvm::Twine(Outs.size()) +
                            " outputs; name each of them, as in "
-                           "'a, b = " + E.Name + "(...)'");
+                           "'a, b = " +
+                           E.Name + "(...)'");
     return nullptr;
   }
   return Outs[0];
@@ -348,11 +362,11 @@ void FunctionSema::evaluate(unsigned I) {
     if (!evalCall(E, Outs))
       return;
     if (Outs.size() != S.Names.size()) {
-      Diags.error(S.Names[0].Loc,
-                  "the statement names " + llvm::Twine(S.Names.size()) +
-                      " values, but op '" + E.Name + "' has " +
-                      llvm::Twine(Outs.size()) + " output" +
-                      (Outs.size() == 1 ? "" : "s"));
+      Diags.error(S.Names[0].Loc, "the statement names " +
+                                      llvm::Twine(S.Names.size()) +
+                                      " values, but op '" + E.Name + "' has " +
+                                      llvm::Twine(Outs.size()) + " output" +
+                                      (Outs.size() == 1 ? "" : "s"));
       return;
     }
     Info.Outs = std::move(Outs);
@@ -380,8 +394,7 @@ void FunctionSema::evaluate(unsigned I) {
 void FunctionSema::evaluateUpdate(const Stmt &S) {
   const NameRef &Target = S.Names[0];
   if (!M.lookupShared(Target.Name)) {
-    if (AST.PoisonedShared.count(Target.Name) ||
-        F.Poisoned.count(Target.Name))
+    if (AST.PoisonedShared.count(Target.Name) || F.Poisoned.count(Target.Name))
       return;
     std::string Msg = "'" + Target.Name +
                       "' is not a shared variable; only shared variables "
@@ -392,24 +405,20 @@ void FunctionSema::evaluateUpdate(const Stmt &S) {
       Diags.note(It->second.Loc, "'" + Target.Name + "' is defined here");
       return;
     }
-    std::vector<llvm::StringRef> Shared;
-    for (const auto &Sh : M.sharedVariables())
-      Shared.push_back(Sh->Name);
-    Diags.error(Target.Loc, Msg + suggestName(Target.Name, Shared));
+    Diags.error(Target.Loc, Msg + suggest(Target.Name, /*SharedOnly=*/true));
     return;
   }
   auto [It, New] = Updated.try_emplace(Target.Name, Target.Loc);
   if (!New) {
-    Diags.error(Target.Loc, "shared variable '" + Target.Name +
-                                "' is updated twice");
+    Diags.error(Target.Loc,
+                "shared variable '" + Target.Name + "' is updated twice");
     Diags.note(It->second, "first updated here");
     return;
   }
   Value V = eval(*S.Value);
   if (!V)
     return;
-  if (llvm::Error E =
-          B.update(Target.Name, materialize(V), toLoc(Target.Loc)))
+  if (llvm::Error E = B.update(Target.Name, materialize(V), toLoc(Target.Loc)))
     Diags.error(S.Value->Loc, llvm::toString(std::move(E)));
 }
 
@@ -418,12 +427,11 @@ void FunctionSema::resolveOutputs() {
   for (const NameRef &O : F.Outputs) {
     auto It = Defs.find(O.Name);
     bool Known = It != Defs.end() || F.Poisoned.count(O.Name) ||
-                 M.lookupShared(O.Name) ||
-                 AST.PoisonedShared.count(O.Name);
+                 M.lookupShared(O.Name) || AST.PoisonedShared.count(O.Name);
     if (!Known) {
       Incomplete = true;
-      Diags.error(O.Loc, "output '" + O.Name + "' is never defined" +
-                             suggestName(O.Name, knownNames()));
+      Diags.error(O.Loc,
+                  "output '" + O.Name + "' is never defined" + suggest(O.Name));
       continue;
     }
     Value V = resolve(O.Name, O.Loc);
@@ -469,8 +477,8 @@ void format::buildModule(const ModuleAST &AST, const llvm::SourceMgr &SM,
   for (const SharedDecl &S : AST.Shared) {
     auto [It, New] = SharedLocs.try_emplace(S.Name.Name, S.Name.Loc);
     if (!New) {
-      Diags.error(S.Name.Loc, "redefinition of shared variable '" +
-                                  S.Name.Name + "'");
+      Diags.error(S.Name.Loc,
+                  "redefinition of shared variable '" + S.Name.Name + "'");
       Diags.note(It->second, "'" + S.Name.Name + "' is first declared here");
       continue;
     }
@@ -480,8 +488,7 @@ void format::buildModule(const ModuleAST &AST, const llvm::SourceMgr &SM,
   for (const FuncDecl &F : AST.Functions) {
     auto [It, New] = FuncLocs.try_emplace(F.Name.Name, F.Name.Loc);
     if (!New) {
-      Diags.error(F.Name.Loc, "redefinition of function '" + F.Name.Name +
-                                  "'");
+      Diags.error(F.Name.Loc, "redefinition of function '" + F.Name.Name + "'");
       Diags.note(It->second, "'" + F.Name.Name + "' is first defined here");
       continue;
     }

@@ -9,31 +9,50 @@ using namespace graphjit::format;
 
 llvm::StringRef format::tokenKindName(Token::Kind K) {
   switch (K) {
-  case Token::Eof: return "end of file";
-  case Token::Error: return "invalid token";
-  case Token::Ident: return "a name";
-  case Token::Int: return "an integer";
-  case Token::Float: return "a number";
-  case Token::String: return "a string";
-  case Token::LParen: return "'('";
-  case Token::RParen: return "')'";
-  case Token::LBrace: return "'{'";
-  case Token::RBrace: return "'}'";
-  case Token::LBracket: return "'['";
-  case Token::RBracket: return "']'";
-  case Token::Comma: return "','";
-  case Token::Colon: return "':'";
-  case Token::Equal: return "'='";
-  case Token::Arrow: return "'->'";
+  case Token::Eof:
+    return "end of file";
+  case Token::Error:
+    return "invalid token";
+  case Token::Ident:
+    return "a name";
+  case Token::Int:
+    return "an integer";
+  case Token::Float:
+    return "a number";
+  case Token::String:
+    return "a string";
+  case Token::LParen:
+    return "'('";
+  case Token::RParen:
+    return "')'";
+  case Token::LBrace:
+    return "'{'";
+  case Token::RBrace:
+    return "'}'";
+  case Token::LBracket:
+    return "'['";
+  case Token::RBracket:
+    return "']'";
+  case Token::Comma:
+    return "','";
+  case Token::Colon:
+    return "':'";
+  case Token::Equal:
+    return "'='";
+  case Token::Arrow:
+    return "'->'";
   }
   return "token";
 }
 
 std::string format::describeToken(const Token &T) {
   switch (T.K) {
-  case Token::Eof: return "end of file";
-  case Token::String: return "a string";
-  default: break;
+  case Token::Eof:
+    return "end of file";
+  case Token::String:
+    return "a string";
+  default:
+    break;
   }
   // Long names and numbers are cut so that a message stays one line.
   llvm::StringRef S = T.Text;
@@ -162,13 +181,13 @@ Token Lexer::lexString(size_t Start) {
     ++Pos;
   }
   if (!has() || peek() != '"')
-    return error(Start, Start, "unterminated string (a string ends with '\"' "
-                               "on the same line)");
+    return error(Start, Start,
+                 "unterminated string (a string ends with '\"' "
+                 "on the same line)");
   ++Pos;
   if (HasBadEscape)
     return error(Start, BadEscape,
-                 "unknown escape '\\" +
-                     std::string(1, Buf[BadEscape + 1]) +
+                 "unknown escape '\\" + std::string(1, Buf[BadEscape + 1]) +
                      "' in string; only \\\" and \\\\ are allowed");
   Token T = make(Token::String, Start);
   T.Value = std::move(Value);
@@ -208,8 +227,8 @@ Token Lexer::next() {
     return make(Token::Ident, Start);
   }
   if (llvm::isDigit(C) || (C == '.' && llvm::isDigit(peek(1))) ||
-      (C == '-' && (llvm::isDigit(peek(1)) ||
-                    (peek(1) == '.' && llvm::isDigit(peek(2))))))
+      (C == '-' &&
+       (llvm::isDigit(peek(1)) || (peek(1) == '.' && llvm::isDigit(peek(2))))))
     return lexNumber(Start);
   if (C == '-' && peek(1) == '>') {
     Pos += 2;
@@ -219,16 +238,35 @@ Token Lexer::next() {
     return lexString(Start);
   Token::Kind K;
   switch (C) {
-  case '(': K = Token::LParen; break;
-  case ')': K = Token::RParen; break;
-  case '{': K = Token::LBrace; break;
-  case '}': K = Token::RBrace; break;
-  case '[': K = Token::LBracket; break;
-  case ']': K = Token::RBracket; break;
-  case ',': K = Token::Comma; break;
-  case ':': K = Token::Colon; break;
-  case '=': K = Token::Equal; break;
-  default: return lexStray(Start);
+  case '(':
+    K = Token::LParen;
+    break;
+  case ')':
+    K = Token::RParen;
+    break;
+  case '{':
+    K = Token::LBrace;
+    break;
+  case '}':
+    K = Token::RBrace;
+    break;
+  case '[':
+    K = Token::LBracket;
+    break;
+  case ']':
+    K = Token::RBracket;
+    break;
+  case ',':
+    K = Token::Comma;
+    break;
+  case ':':
+    K = Token::Colon;
+    break;
+  case '=':
+    K = Token::Equal;
+    break;
+  default:
+    return lexStray(Start);
   }
   ++Pos;
   return make(K, Start);

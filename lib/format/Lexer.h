@@ -38,10 +38,10 @@ struct Token {
     Arrow,
   };
   Kind K = Eof;
-  llvm::StringRef Text;   ///< The spelling in the buffer.
+  llvm::StringRef Text;    ///< The spelling in the buffer.
   bool StartsLine = false; ///< First token on its line.
-  std::string Value;      ///< String: the unescaped contents. Error: message.
-  llvm::SMLoc ErrLoc;     ///< Error: where the problem is.
+  std::string Value;       ///< String: the unescaped contents. Error: message.
+  llvm::SMLoc ErrLoc;      ///< Error: where the problem is.
 
   llvm::SMLoc loc() const { return llvm::SMLoc::getFromPointer(Text.data()); }
   bool is(Kind Other) const { return K == Other; }

@@ -38,8 +38,8 @@ graphjit::parseGraphFile(llvm::StringRef Path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Buf =
       llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
   if (!Buf)
-    return llvm::createStringError(Buf.getError(), "cannot open '" + Path +
-                                                       "': " +
-                                                       Buf.getError().message());
+    return llvm::createStringError(Buf.getError(),
+                                   "cannot open '" + Path +
+                                       "': " + Buf.getError().message());
   return parseGraph((*Buf)->getBuffer(), Path);
 }

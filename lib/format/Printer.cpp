@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Printer.h"
 #include "AST.h"
 #include "Lexer.h"
-#include "graphjit/Printer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include <algorithm>
@@ -131,8 +131,8 @@ void FunctionPrinter::chooseInlining() {
   };
   for (Apply *A : F.applies()) {
     Variable *Out = A->output(0);
-    Inline[A] = A->outputs().size() == 1 && !Names.count(Out) &&
-                Uses.lookup(Out) == 1;
+    Inline[A] =
+        A->outputs().size() == 1 && !Names.count(Out) && Uses.lookup(Out) == 1;
     unsigned Own = 1;
     for (const auto &KV : A->op().attrs())
       Own = std::max(Own, AttrHeight(KV.second));
@@ -175,8 +175,8 @@ static bool spellConstant(const Variable *V, std::string &Out) {
   for (int64_t I = 1; I < C.numElements(); ++I)
     if (Scalar(I) != Scalar(0))
       return false;
-  Out = "alloc(" + Scalar(0) + ", shape=" + AttrValue::intList(C.shape()).str() +
-        ")";
+  Out = "alloc(" + Scalar(0) +
+        ", shape=" + AttrValue::intList(C.shape()).str() + ")";
   return true;
 }
 

@@ -223,8 +223,7 @@ bool SyntaxParser::parseType(TensorType &Out, bool &TypeOK,
       if (!parseInt(D, N)) {
         TypeOK = false;
       } else if (N < 0) {
-        Diags.error(D.loc(), "dimension " + describeToken(D) +
-                                 " is negative");
+        Diags.error(D.loc(), "dimension " + describeToken(D) + " is negative");
         TypeOK = false;
       }
       Out.Dims.push_back(Dim::known(N < 0 ? 0 : N));
@@ -283,8 +282,8 @@ bool SyntaxParser::parseInputs(FuncDecl &F) {
     InputDecl In;
     std::vector<DimSyntax> Dims;
     if (!expectIdent("an input name", In.Name) ||
-        !expect(Token::Colon, "':' and the type of input '" + In.Name.Name +
-                                  "'") ||
+        !expect(Token::Colon,
+                "':' and the type of input '" + In.Name.Name + "'") ||
         !parseType(In.Type, In.TypeOK, Dims))
       return false;
     F.Inputs.push_back(std::move(In));
@@ -329,9 +328,8 @@ void SyntaxParser::parseBody(FuncDecl &F, SMLoc OpenLoc) {
     if (tok().is(Token::Eof) || atTopLevelKeyword()) {
       // A missing '}': the function ends here and the next item is parsed.
       F.CloseLoc = tok().loc();
-      Diags.error(tok().loc(), "expected '}' to end function '" +
-                                   F.Name.Name + "', got " +
-                                   describeToken(tok()));
+      Diags.error(tok().loc(), "expected '}' to end function '" + F.Name.Name +
+                                   "', got " + describeToken(tok()));
       Diags.note(OpenLoc, "the function body starts here");
       return;
     }
@@ -459,8 +457,7 @@ bool SyntaxParser::parseCallArgs(Expr &Call, unsigned Depth) {
       consume();
       return true;
     }
-    if (!expect(Token::Comma, "',' or ')' in the call to '" + Call.Name +
-                                  "'"))
+    if (!expect(Token::Comma, "',' or ')' in the call to '" + Call.Name + "'"))
       return false;
   }
 }
@@ -534,11 +531,11 @@ bool SyntaxParser::parseShared() {
   };
   if (!expectIdent("a shared variable name", S.Name))
     return false;
-  if (!expect(Token::Colon, "':' and the type of shared variable '" +
-                                S.Name.Name + "'") ||
+  if (!expect(Token::Colon,
+              "':' and the type of shared variable '" + S.Name.Name + "'") ||
       !parseType(S.Type, TypeOK, Dims) ||
-      !expect(Token::Equal, "'=' and the initial value of '" +
-                                S.Name.Name + "'"))
+      !expect(Token::Equal,
+              "'=' and the initial value of '" + S.Name.Name + "'"))
     return Poison();
   SMLoc InitLoc = tok().loc();
   if (!parseInit(S))
@@ -620,8 +617,8 @@ bool SyntaxParser::parseRandomInit(SharedDecl &S, llvm::StringRef Kind) {
     if (I && !expect(Token::Comma, "',' and " + std::string(ParamNames[I])))
       return false;
     if (!tok().is(Token::Int) && !tok().is(Token::Float))
-      return fail(std::string(ParamNames[I]) + " (a number) in " + Name +
-                  "(" + ParamNames[0] + ", " + ParamNames[1] + ", seed=S)");
+      return fail(std::string(ParamNames[I]) + " (a number) in " + Name + "(" +
+                  ParamNames[0] + ", " + ParamNames[1] + ", seed=S)");
     NumberLit N;
     if (!parseNumber(tok(), N))
       return false;
@@ -640,8 +637,7 @@ bool SyntaxParser::parseRandomInit(SharedDecl &S, llvm::StringRef Kind) {
     }
     consume();
     consume();
-    if (!tok().is(Token::Int) ||
-        tok().Text.getAsInteger(10, S.Init.Seed)) {
+    if (!tok().is(Token::Int) || tok().Text.getAsInteger(10, S.Init.Seed)) {
       if (tok().is(Token::Error) || tok().is(Token::Eof))
         return fail("a seed");
       Diags.error(tok().loc(), "seed must be an integer from 0 to "

@@ -41,7 +41,8 @@ static bool cheapToInitialise(const GraphModule &M) {
       return false;
     int64_t N = 1;
     for (const Dim &D : S->Type.Dims) {
-      if (D.Size > (int64_t(1) << 20) || (D.Size && N > (int64_t(1) << 20) / D.Size))
+      if (D.Size > (int64_t(1) << 20) ||
+          (D.Size && N > (int64_t(1) << 20) / D.Size))
         return false;
       N *= D.Size;
     }
@@ -84,9 +85,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
              Printed + "\n" + llvm::toString(Again.takeError()));
   std::string Dump = canonicalDump(**M);
   if (Dump != canonicalDump(**Again))
-    failWith("the round trip changed the graph",
-             Printed + "\n--- before\n" + Dump + "--- after\n" +
-                 canonicalDump(**Again));
+    failWith("the round trip changed the graph", Printed + "\n--- before\n" +
+                                                     Dump + "--- after\n" +
+                                                     canonicalDump(**Again));
   if (printedText(**Again) != Printed)
     failWith("printing is not a fixed point", Printed);
   llvm::raw_null_ostream Null;

@@ -153,7 +153,9 @@ TEST(Parser, LiteralsKeepTheirSpellingAndFollowOperands) {
                    "}\n");
   ASSERT_TRUE(M);
   FunctionGraph *F = M->functions()[0].get();
-  auto Lit = [&](unsigned Out) { return F->outputs()[Out]->owner()->inputs()[1]; };
+  auto Lit = [&](unsigned Out) {
+    return F->outputs()[Out]->owner()->inputs()[1];
+  };
   EXPECT_EQ(Lit(0)->literalText(), ".5");
   EXPECT_EQ(Lit(0)->type().Dtype, DType::F32);
   EXPECT_EQ(Lit(1)->literalText(), "1e-3");
@@ -257,8 +259,8 @@ TEST(Parser, LongChainsDoNotRecurse) {
   // stack if names were resolved recursively.
   std::string Text = "func f(x: f64[n]) -> (v0) {\n";
   for (int I = 0; I < 20000; ++I)
-    Text += "  v" + std::to_string(I) + " = neg(v" + std::to_string(I + 1) +
-            ")\n";
+    Text +=
+        "  v" + std::to_string(I) + " = neg(v" + std::to_string(I + 1) + ")\n";
   Text += "  v20000 = neg(x)\n}\n";
   auto M = parseOK(Text);
   ASSERT_TRUE(M);
@@ -309,8 +311,8 @@ TEST(ParserError, MissingParenAtEndOfLine) {
 }
 
 TEST(ParserError, TwoStatementsOnALine) {
-  expectError("func f(x: f64[n]) -> (r) {\n  r = neg(x) s = neg(x)\n}\n", 2,
-              14, "expected the end of the line after the statement, got 's'");
+  expectError("func f(x: f64[n]) -> (r) {\n  r = neg(x) s = neg(x)\n}\n", 2, 14,
+              "expected the end of the line after the statement, got 's'");
 }
 
 TEST(ParserError, MissingCloseBrace) {
@@ -380,8 +382,8 @@ TEST(ParserError, DuplicateInput) {
 }
 
 TEST(ParserError, InputNamedLikeShared) {
-  expectError("shared w: f64[3] = zeros\nfunc f(w: f64[3]) -> (w) {\n}\n", 2,
-              8, "input 'w' has the name of a shared variable");
+  expectError("shared w: f64[3] = zeros\nfunc f(w: f64[3]) -> (w) {\n}\n", 2, 8,
+              "input 'w' has the name of a shared variable");
 }
 
 TEST(ParserError, DuplicateFunction) {
@@ -401,7 +403,8 @@ TEST(ParserError, UnknownOp) {
 }
 
 TEST(ParserError, UnknownAttributeAtKey) {
-  Failure F = failureOf("func f(x: f64[n]) -> (r) {\n  r = sum(x, axs=[0])\n}\n");
+  Failure F =
+      failureOf("func f(x: f64[n]) -> (r) {\n  r = sum(x, axs=[0])\n}\n");
   EXPECT_EQ(F.Count, 1u);
   EXPECT_NE(F.Text.find("t.graph:2:14: error: op 'sum' has no attribute "
                         "'axs'"),
@@ -410,8 +413,7 @@ TEST(ParserError, UnknownAttributeAtKey) {
 }
 
 TEST(ParserError, BadAttributeValueAtKey) {
-  expectError("func f(x: f64[n]) -> (r) {\n  r = sum(x, axis=true)\n}\n", 2,
-              14,
+  expectError("func f(x: f64[n]) -> (r) {\n  r = sum(x, axis=true)\n}\n", 2, 14,
               "attribute 'axis' of 'sum' must be an integer or a list of "
               "integers, not 'true'");
 }
@@ -477,6 +479,12 @@ TEST(ParserError, LongerCycleAndItsUsersReportOnce) {
 TEST(ParserError, SelfReference) {
   expectError("func f(x: f64[n]) -> (a) {\n  a = neg(a)\n}\n", 2, 3,
               "'a' is defined in terms of itself");
+}
+
+TEST(ParserError, CycleMetTwiceIsReportedOnce) {
+  expectError("func f(x: f64[n]) -> (a) {\n  a = add(a, a, b)\n"
+              "  b = neg(a)\n}\n",
+              2, 3, "'a' is defined in terms of itself");
 }
 
 TEST(ParserError, OutputNeverDefined) {
@@ -560,8 +568,8 @@ TEST(ParserError, NegativeDim) {
 }
 
 TEST(ParserError, SharedNeedsKnownDims) {
-  expectError("shared w: f64[n, 3] = zeros\nfunc f(x: f64[n]) -> (x) {\n}\n",
-              1, 15, "shared variable 'w' needs known dims, but 'n' is symbolic");
+  expectError("shared w: f64[n, 3] = zeros\nfunc f(x: f64[n]) -> (x) {\n}\n", 1,
+              15, "shared variable 'w' needs known dims, but 'n' is symbolic");
 }
 
 TEST(ParserError, BadInitialisers) {
@@ -571,8 +579,9 @@ TEST(ParserError, BadInitialisers) {
               "uniform(LOW, HIGH, seed=S), normal(MEAN, STD, seed=S) or "
               "npy(\"FILE.npy\")");
   expectError(std::string("shared w: f64[3] = normal(0, 1, sed=2)\n") + Fn, 1,
-              33, "normal() has no argument 'sed'; it takes MEAN, STD and "
-                  "seed=S");
+              33,
+              "normal() has no argument 'sed'; it takes MEAN, STD and "
+              "seed=S");
   expectError(std::string("shared w: f64[3] = uniform(0, 1, seed=-1)\n") + Fn,
               1, 39,
               "seed must be an integer from 0 to 18446744073709551615, got "
@@ -623,15 +632,15 @@ TEST(ParserError, NoFunction) {
 }
 
 TEST(ParserError, UnterminatedString) {
-  expectError("shared w: f64[3] = npy(\"w.npy)\nfunc f(x: f64[n]) -> (x) {\n}\n",
-              1, 24,
-              "unterminated string (a string ends with '\"' on the same line)");
+  expectError(
+      "shared w: f64[3] = npy(\"w.npy)\nfunc f(x: f64[n]) -> (x) {\n}\n", 1, 24,
+      "unterminated string (a string ends with '\"' on the same line)");
 }
 
 TEST(ParserError, BadEscape) {
-  expectError("shared w: f64[3] = npy(\"a\\nb\")\nfunc f(x: f64[n]) -> (x) {\n}\n",
-              1, 26,
-              "unknown escape '\\n' in string; only \\\" and \\\\ are allowed");
+  expectError(
+      "shared w: f64[3] = npy(\"a\\nb\")\nfunc f(x: f64[n]) -> (x) {\n}\n", 1,
+      26, "unknown escape '\\n' in string; only \\\" and \\\\ are allowed");
 }
 
 TEST(ParserError, StrayCharacter) {
@@ -652,7 +661,8 @@ TEST(ParserError, NulByte) {
 }
 
 TEST(ParserError, NonAsciiCharacter) {
-  Failure F = failureOf("func f(x: f64[n]) -> (r) {\n  r = add(x, \xc3\xa9)\n}\n");
+  Failure F =
+      failureOf("func f(x: f64[n]) -> (r) {\n  r = add(x, \xc3\xa9)\n}\n");
   EXPECT_EQ(F.Count, 1u);
   EXPECT_EQ(F.Text, "t.graph:2:14: error: unexpected non-ASCII character "
                     "'\\xC3\\xA9'; the format is ASCII outside comments\n"
@@ -683,11 +693,11 @@ TEST(ParserError, DeepNesting) {
 
 TEST(ParserError, AllErrorsInSourceOrderWithoutCascades) {
   Failure F = failureOf("func f(x: f64[n]) -> (r, s) {\n"
-                        "  r = add(a, y)\n"  // y undefined
-                        "  a = neg(q)\n"     // q undefined; r then fails
-                        "  s = neg(r)\n"     // fails silently
-                        "  t = add(x, $)\n"  // syntax
-                        "  u = mul(t, 2)\n"  // t did not parse: silent
+                        "  r = add(a, y)\n" // y undefined
+                        "  a = neg(q)\n"    // q undefined; r then fails
+                        "  s = neg(r)\n"    // fails silently
+                        "  t = add(x, $)\n" // syntax
+                        "  u = mul(t, 2)\n" // t did not parse: silent
                         "}\n"
                         "func g(x: f64[n]) -> (r) {\n"
                         "  r = nope(x)\n"
@@ -706,13 +716,32 @@ TEST(ParserError, AllErrorsInSourceOrderWithoutCascades) {
   EXPECT_LT(Dollar, Nope);
 }
 
+TEST(ParserError, ManyErrorsStayLinear) {
+  // Every statement uses an undefined name close to thousands of defined
+  // ones: suggestions stop after a budget instead of costing N^2 edit
+  // distances.
+  std::string Text = "func f(x: f64[n]) -> (x) {\n";
+  for (int I = 0; I < 20000; ++I)
+    Text += "  value" + std::to_string(I) + " = neg(valu" + std::to_string(I) +
+            ")\n";
+  Text += "}\n";
+  Failure F = failureOf(Text);
+  EXPECT_EQ(F.Count, 20000u);
+  EXPECT_NE(F.Text.find("2:16: error: undefined name 'valu0'; did you mean "
+                        "'value0'?"),
+            std::string::npos);
+  EXPECT_NE(F.Text.find("20001:20: error: undefined name 'valu19999'\n"),
+            std::string::npos);
+}
+
 TEST(ParserError, BrokenSharedIsNotAlsoUndefined) {
-  expectError("shared w: f64[3] = rand\n"
-              "func f(x: f64[3]) -> (r) {\n  r = add(x, w)\n  update w = r\n}\n",
-              1, 20,
-              "unknown initialiser 'rand'; expected zeros, ones, a number, "
-              "uniform(LOW, HIGH, seed=S), normal(MEAN, STD, seed=S) or "
-              "npy(\"FILE.npy\")");
+  expectError(
+      "shared w: f64[3] = rand\n"
+      "func f(x: f64[3]) -> (r) {\n  r = add(x, w)\n  update w = r\n}\n",
+      1, 20,
+      "unknown initialiser 'rand'; expected zeros, ones, a number, "
+      "uniform(LOW, HIGH, seed=S), normal(MEAN, STD, seed=S) or "
+      "npy(\"FILE.npy\")");
 }
 
 TEST(ParserError, NoOutputsNoUpdates) {

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Printer.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Parser.h"
-#include "graphjit/Printer.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -164,13 +164,12 @@ TEST(Printer, NaturalLayout) {
                    "  update w = sub(w, mul(0.1, dot(transpose(x), p)))\n"
                    "}\n");
   ASSERT_TRUE(M);
-  EXPECT_EQ(printed(*M),
-            "shared w: f64[784] = zeros\n"
-            "\n"
-            "func train(x: f64[n, 784]) -> (p) {\n"
-            "  p = sigmoid(add(dot(x, w), 0.5))\n"
-            "  update w = sub(w, mul(0.1, dot(transpose(x), p)))\n"
-            "}\n");
+  EXPECT_EQ(printed(*M), "shared w: f64[784] = zeros\n"
+                         "\n"
+                         "func train(x: f64[n, 784]) -> (p) {\n"
+                         "  p = sigmoid(add(dot(x, w), 0.5))\n"
+                         "  update w = sub(w, mul(0.1, dot(transpose(x), p)))\n"
+                         "}\n");
 }
 
 TEST(Printer, StatementsInTopologicalOrder) {
@@ -348,42 +347,42 @@ TEST(DebugPrint, TheanoLayout) {
   std::string S;
   llvm::raw_string_ostream OS(S);
   debugPrint(*M->functions()[0], OS);
-  EXPECT_EQ(S,
-            "Elemwise{mul,no_inplace} [id A] 'r'   2   <ex.graph:4>   f64[n]\n"
-            " |Elemwise{add,no_inplace} [id B] 't'   1   <ex.graph:3>   f64[n]\n"
-            " | |Elemwise{add,no_inplace} [id C] 's'   0   <ex.graph:2>   f64[n]\n"
-            " | | |x [id D]   f64[n]\n"
-            " | | |y [id E]   f64[n]\n"
-            " | |z [id F]   f64[n]\n"
-            " |TensorConstant{2.0} [id G]   f64[]\n");
+  EXPECT_EQ(
+      S, "Elemwise{mul,no_inplace} [id A] 'r'   2   <ex.graph:4>   f64[n]\n"
+         " |Elemwise{add,no_inplace} [id B] 't'   1   <ex.graph:3>   f64[n]\n"
+         " | |Elemwise{add,no_inplace} [id C] 's'   0   <ex.graph:2>   f64[n]\n"
+         " | | |x [id D]   f64[n]\n"
+         " | | |y [id E]   f64[n]\n"
+         " | |z [id F]   f64[n]\n"
+         " |TensorConstant{2.0} [id G]   f64[]\n");
 }
 
 TEST(DebugPrint, SharedSubtreesOnceThenUpdates) {
   auto M = parseOK("shared w: f64[3] = zeros\n"
-              "func f(x: f64[3]) -> (r, m) {\n"
-              "  s = neg(x)\n"
-              "  r = add(s, s)\n"
-              "  m, i = max_and_argmax(s, axis=[0])\n"
-              "  update w = add(w, s)\n"
-              "}\n",
-              "d.graph");
+                   "func f(x: f64[3]) -> (r, m) {\n"
+                   "  s = neg(x)\n"
+                   "  r = add(s, s)\n"
+                   "  m, i = max_and_argmax(s, axis=[0])\n"
+                   "  update w = add(w, s)\n"
+                   "}\n",
+                   "d.graph");
   ASSERT_TRUE(M);
   std::string S;
   llvm::raw_string_ostream OS(S);
   debugPrint(*M->functions()[0], OS);
-  EXPECT_EQ(S,
-            "Elemwise{add,no_inplace} [id A] 'r'   1   <d.graph:4>   f64[3]\n"
-            " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   f64[3]\n"
-            " | |x [id C]   f64[3]\n"
-            " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   f64[3]\n" +
-                std::string(
-                    M->functions()[0]->outputs()[1]->owner()->op().name()) +
-                ".0 [id D] 'm'   2   <d.graph:5>   f64[]\n"
-                " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   "
-                "f64[3]\n"
-                "update w = Elemwise{add,no_inplace} [id E] ''   3   "
-                "<d.graph:6>   f64[3]\n"
-                " |w [id F]   f64[3]\n"
-                " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   "
-                "f64[3]\n");
+  EXPECT_EQ(
+      S,
+      "Elemwise{add,no_inplace} [id A] 'r'   1   <d.graph:4>   f64[3]\n"
+      " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   f64[3]\n"
+      " | |x [id C]   f64[3]\n"
+      " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   f64[3]\n" +
+          std::string(M->functions()[0]->outputs()[1]->owner()->op().name()) +
+          ".0 [id D] 'm'   2   <d.graph:5>   f64[]\n"
+          " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   "
+          "f64[3]\n"
+          "update w = Elemwise{add,no_inplace} [id E] ''   3   "
+          "<d.graph:6>   f64[3]\n"
+          " |w [id F]   f64[3]\n"
+          " |Elemwise{neg,no_inplace} [id B] 's'   0   <d.graph:3>   "
+          "f64[3]\n");
 }
