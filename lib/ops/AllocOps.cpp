@@ -3,10 +3,12 @@
 // The ops that create a fresh array of a given shape (Theano's Alloc class):
 // alloc broadcasts a value to a shape from a `shape=[n,3]` attribute (NumPy's
 // broadcast_to followed by a contiguous copy); zeros_like and ones_like take
-// dtype and shape from their input.
+// dtype and shape from their input. prepare() checks and creates the output
+// for the JIT, whose values ShapeLowering.cpp writes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -54,6 +56,15 @@ public:
 
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &Ctx) const override {
+    if (Error E = prepare(In, Out, Ctx))
+      return E;
+    copyConvert(In[0], Out[0]);
+    return Error::success();
+  }
+
+  /// Checks that v broadcasts to the shape and creates the output.
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
     const NDArray &V = In[0];
     Expected<Shape> S = resolveShapeEntries(Target, Ctx);
     if (!S)
@@ -66,10 +77,7 @@ public:
     if (!Fits)
       return opError("alloc cannot broadcast a value of shape " +
                      shapeStr(V.shape()) + " to shape " + shapeStr(*S));
-    if (Error E = createOutput(Out[0], V.dtype(), *S))
-      return E;
-    copyConvert(V, Out[0]);
-    return Error::success();
+    return createOutput(Out[0], V.dtype(), *S);
   }
 
 private:
@@ -103,13 +111,23 @@ public:
     return std::vector<TensorType>{In[0]};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+  /// New arrays are zero-filled: zeros_like has nothing left to compute.
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
-    if (Error E = createOutput(Out[0], In[0].dtype(), In[0].shape()))
+    return createOutput(Out[0], In[0].dtype(), In[0].shape());
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    if (Error E = prepare(In, Out, Ctx))
       return E;
     if (Value != 0)
       fillWith(Out[0], Value);
     return Error::success();
+  }
+
+  AllocFill fill() const {
+    return Value == 0 ? AllocFill::Zeros : AllocFill::Ones;
   }
   /// Only the output is written; the input's values are not read.
   double bytesMoved(llvm::ArrayRef<NDArray>,
@@ -131,6 +149,14 @@ Expected<OpRef> makeFillLike(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+std::optional<AllocFill> graphjit::allocFill(const Op &O) {
+  if (O.className() != "Alloc")
+    return std::nullopt;
+  if (O.formatName() == "alloc")
+    return AllocFill::Broadcast;
+  return static_cast<const FillLikeOp &>(O).fill();
+}
 
 void graphjit::registerAllocOps(OpRegistry &R) {
   R.add(OpSpec{"alloc", 1, 1, makeAlloc,

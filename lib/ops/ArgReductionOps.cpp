@@ -3,11 +3,13 @@
 // The reductions that return positions: NumPy's argmax and argmin along one
 // axis or over the flattened array (ties: the first index; a NaN counts as
 // the extreme, so the first NaN's index wins), and Theano's MaxAndArgmax,
-// which returns the maximum and its index as two outputs.
+// which returns the maximum and its index as two outputs. prepare() checks
+// and creates the outputs for the JIT (ReduceLowering.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ReduceSupport.h"
+#include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -50,6 +52,18 @@ std::pair<int64_t, T> extremeOf(const char *In, const ReducePlan &P,
   return {BestIndex, Best};
 }
 
+/// The lowering's view of an arg-reduction over Axes of a rank-Rank input.
+std::optional<ReductionInfo> argLoweringInfo(ReductionInfo::Kind K,
+                                             const AxisList &Axes,
+                                             bool KeepDims, unsigned Rank) {
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, Rank);
+  if (!Mask) {
+    llvm::consumeError(Mask.takeError());
+    return std::nullopt;
+  }
+  return ReductionInfo{K, std::move(*Mask), KeepDims};
+}
+
 /// argmax and argmin (Theano's Argmax class).
 class ArgReduceOp final : public Op {
 public:
@@ -79,25 +93,32 @@ public:
         TensorType(DType::I64, reducedDims(X.Dims, *Mask, KeepDims))};
   }
 
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    Expected<ReducePlan> P = plan(In[0], Out);
+    return P ? Error::success() : P.takeError();
+  }
+
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const NDArray &X = In[0];
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
-    if (P.EmptyReduction)
-      return emptyError();
-    if (Error E = createOutput(Out[0], DType::I64, P.OutShape))
-      return E;
+    Expected<ReducePlan> P = plan(X, Out);
+    if (!P)
+      return P.takeError();
     int64_t *R = Out[0].dataAs<int64_t>();
     dispatchDType(X.dtype(), [&](auto Tag) {
       using T = typename decltype(Tag)::type;
-      forEachReduction(X, P, [&](const char *Base, int64_t O) {
-        R[O] = extremeOf<T>(Base, P, IsMax).first;
+      forEachReduction(X, *P, [&](const char *Base, int64_t O) {
+        R[O] = extremeOf<T>(Base, *P, IsMax).first;
       });
     });
     return Error::success();
+  }
+
+  std::optional<ReductionInfo> loweringInfo(unsigned Rank) const {
+    return argLoweringInfo(IsMax ? ReductionInfo::Argmax
+                                 : ReductionInfo::Argmin,
+                           Axes, KeepDims, Rank);
   }
 
 private:
@@ -108,6 +129,20 @@ private:
   Error emptyError() const {
     return opError(std::string("attempt to get ") +
                    (IsMax ? "argmax" : "argmin") + " of an empty sequence");
+  }
+
+  /// Checks the axes and the shape and creates the output (prepare's work,
+  /// shared with perform so that both report the same errors).
+  Expected<ReducePlan> plan(const NDArray &X, std::vector<NDArray> &Out) const {
+    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+    if (!Mask)
+      return Mask.takeError();
+    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
+    if (P.EmptyReduction)
+      return emptyError();
+    if (Error E = createOutput(Out[0], DType::I64, P.OutShape))
+      return E;
+    return P;
   }
 };
 
@@ -156,9 +191,40 @@ public:
                                    TensorType(DType::I64, Dims)};
   }
 
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    Expected<ReducePlan> P = plan(In[0], Out);
+    return P ? Error::success() : P.takeError();
+  }
+
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const NDArray &X = In[0];
+    Expected<ReducePlan> P = plan(X, Out);
+    if (!P)
+      return P.takeError();
+    int64_t *Idx = Out[1].dataAs<int64_t>();
+    dispatchDType(X.dtype(), [&](auto Tag) {
+      using T = typename decltype(Tag)::type;
+      T *Max = Out[0].dataAs<T>();
+      forEachReduction(X, *P, [&](const char *Base, int64_t O) {
+        std::pair<int64_t, T> R = extremeOf<T>(Base, *P, /*IsMax=*/true);
+        Idx[O] = R.first;
+        Max[O] = R.second;
+      });
+    });
+    return Error::success();
+  }
+
+  std::optional<ReductionInfo> loweringInfo(unsigned Rank) const {
+    return argLoweringInfo(ReductionInfo::MaxAndArgmax, Axes, false, Rank);
+  }
+
+private:
+  AxisList Axes;
+
+  /// Checks the axis and the shape and creates both outputs.
+  Expected<ReducePlan> plan(const NDArray &X, std::vector<NDArray> &Out) const {
     Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
     if (!Mask)
       return Mask.takeError();
@@ -171,21 +237,8 @@ public:
       return E;
     if (Error E = createOutput(Out[1], DType::I64, P.OutShape))
       return E;
-    int64_t *Idx = Out[1].dataAs<int64_t>();
-    dispatchDType(X.dtype(), [&](auto Tag) {
-      using T = typename decltype(Tag)::type;
-      T *Max = Out[0].dataAs<T>();
-      forEachReduction(X, P, [&](const char *Base, int64_t O) {
-        std::pair<int64_t, T> R = extremeOf<T>(Base, P, /*IsMax=*/true);
-        Idx[O] = R.first;
-        Max[O] = R.second;
-      });
-    });
-    return Error::success();
+    return P;
   }
-
-private:
-  AxisList Axes;
 
   static Error emptyError() {
     return opError("zero-size array to reduction operation maximum which has "
@@ -205,6 +258,15 @@ Expected<OpRef> makeMaxAndArgmax(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+std::optional<ReductionInfo> graphjit::argReductionInfo(const Op &O,
+                                                        unsigned Rank) {
+  if (O.className() == "Argmax")
+    return static_cast<const ArgReduceOp &>(O).loweringInfo(Rank);
+  if (O.className() == "MaxAndArgmax")
+    return static_cast<const MaxAndArgmaxOp &>(O).loweringInfo(Rank);
+  return std::nullopt;
+}
 
 void graphjit::registerArgReductionOps(OpRegistry &R) {
   R.add(OpSpec{"argmax", 1, 1, makeArgReduce<true>,

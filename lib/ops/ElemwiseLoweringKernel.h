@@ -1,4 +1,4 @@
-//===- ElemwiseLoweringKernel.h - One Elemwise element in LLVM IR -*- C++ -*-===//
+//===- ElemwiseLoweringKernel.h - One Elemwise element in IR ---*- C++ -*-===//
 //
 // What the JIT's Elemwise loops compute per element, independent of how
 // they walk memory: each input, loaded in its own dtype, is converted to

@@ -2,10 +2,12 @@
 //
 // Subtensor is a Python slice `x[start:stop:step]` on one axis, returned as
 // a view; Join is NumPy's concatenate along one axis into a new array of the
-// promoted dtype.
+// promoted dtype. For the JIT, prepare() makes the view or the new array;
+// ShapeLowering.cpp copies Join's inputs.
 //
 //===----------------------------------------------------------------------===//
 
+#include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include <optional>
@@ -97,7 +99,13 @@ public:
     return std::vector<TensorType>{T};
   }
 
+  /// The view is all there is to compute, for the JIT too.
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    return prepare(In, Out, Ctx);
+  }
+
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const NDArray &X = In[0];
     if (X.rank() == 0)
@@ -202,6 +210,25 @@ public:
   }
 
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    if (Error E = prepare(In, Out, Ctx))
+      return E;
+    const NDArray &R = Out[0];
+    const unsigned A = *normalizedAxis(R.rank());
+    if (elementCount(R.shape()) == 0)
+      return Error::success();
+    int64_t Offset = 0;
+    for (const NDArray &X : In) {
+      Shape Part = R.shape();
+      Part[A] = X.dim(A);
+      copyConvert(X, R.view(Part, R.strides(), Offset * R.strides()[A]));
+      Offset += X.dim(A);
+    }
+    return Error::success();
+  }
+
+  /// Checks ranks and dims and creates the output of the promoted dtype.
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const unsigned Rank = In[0].rank();
     if (Error E = checkRanks(Rank, In.size(),
@@ -221,19 +248,12 @@ public:
       if (__builtin_add_overflow(S[*A], In[I].dim(*A), &S[*A]))
         return opError("concatenate: the joined dim overflows");
     }
-    if (Error E = createOutput(Out[0], T, S))
-      return E;
-    const NDArray &R = Out[0];
-    if (elementCount(S) == 0)
-      return Error::success();
-    int64_t Offset = 0;
-    for (const NDArray &X : In) {
-      Shape Part = S;
-      Part[*A] = X.dim(*A);
-      copyConvert(X, R.view(Part, R.strides(), Offset * R.strides()[*A]));
-      Offset += X.dim(*A);
-    }
-    return Error::success();
+    return createOutput(Out[0], T, S);
+  }
+
+  /// The joined axis for inputs of rank Rank; nullopt if out of range.
+  std::optional<unsigned> normalizedAxis(unsigned Rank) const {
+    return validAxis(Axis, Rank);
   }
 
 private:
@@ -289,6 +309,12 @@ Expected<OpRef> makeJoin(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+std::optional<unsigned> graphjit::joinAxis(const Op &O, unsigned Rank) {
+  if (O.className() != "Join" || Rank == 0)
+    return std::nullopt;
+  return static_cast<const JoinOp &>(O).normalizedAxis(Rank);
+}
 
 void graphjit::registerIndexingOps(OpRegistry &R) {
   R.add(OpSpec{"subtensor", 1, 1, makeSubtensor,

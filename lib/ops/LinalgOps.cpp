@@ -6,6 +6,8 @@
 // gemm), reading transposed layouts through the transpose flag instead of
 // copying; other layouts, other dtypes and sizes beyond BLAS's int use
 // plain loops (integers wrap around as NumPy's do; bool is or-of-and).
+// perform() is prepare() (checks, output) then compute() (the product), which
+// the JIT's thunk calls through gj_compute.
 //
 //===----------------------------------------------------------------------===//
 
@@ -249,37 +251,60 @@ public:
   }
 
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    if (Error E = prepare(In, Out, Ctx))
+      return E;
+    return compute(In, Out, Ctx);
+  }
+
+  /// Checks ranks and the contracted dims and creates the output; the JIT
+  /// then calls compute() through gj_compute.
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
-    if (In[0].rank() > 2 || In[1].rank() > 2)
+    const NDArray &A = In[0], &B = In[1];
+    if (A.rank() > 2 || B.rank() > 2)
       return opError("dot takes operands of rank 0 to 2, not shapes " +
-                     shapeStr(In[0].shape()) + " and " +
-                     shapeStr(In[1].shape()));
+                     shapeStr(A.shape()) + " and " + shapeStr(B.shape()));
+    DType T = promote(A.dtype(), B.dtype());
+    if (A.rank() == 0 || B.rank() == 0)
+      return createOutput(Out[0], T, (A.rank() == 0 ? B : A).shape());
+    int64_t KA = A.shape().back(), KB = B.dim(0);
+    if (KA != KB)
+      return notAligned(compactShapeStr(A.shape()), compactShapeStr(B.shape()),
+                        A.rank() - 1, std::to_string(KA), std::to_string(KB));
+    Shape OutShape;
+    if (A.rank() == 2)
+      OutShape.push_back(A.dim(0));
+    if (B.rank() == 2)
+      OutShape.push_back(B.dim(1));
+    return createOutput(Out[0], T, OutShape);
+  }
+
+  /// Writes the product into the output prepare() made: BLAS for f32 and
+  /// f64 where the layouts allow, loops otherwise.
+  Error compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
+                const ExecContext &) const override {
     DType T = promote(In[0].dtype(), In[1].dtype());
+    // The products write C order (isContiguous() is false for any array
+    // of no elements, which is never written).
+    if (In[0].rank() > 2 || In[1].rank() > 2 || Out.size() != 1 ||
+        Out[0].isNull() || Out[0].dtype() != T ||
+        (elementCount(Out[0].shape()) != 0 && !Out[0].isContiguous()))
+      return opError("internal error: dot's output was not prepared");
     NDArray A = In[0].dtype() == T ? In[0] : In[0].astype(T);
     NDArray B = In[1].dtype() == T ? In[1] : In[1].astype(T);
     if (A.rank() == 0 || B.rank() == 0) {
-      if (Error E = createOutput(Out[0], T, (A.rank() == 0 ? B : A).shape()))
-        return E;
       dispatchDType(T, [&](auto Tag) {
         scaleProduct<typename decltype(Tag)::type>(A, B, Out[0]);
       });
       return Error::success();
     }
-    int64_t KA = A.shape().back(), KB = B.dim(0);
-    if (KA != KB)
-      return notAligned(compactShapeStr(A.shape()), compactShapeStr(B.shape()),
-                        A.rank() - 1, std::to_string(KA), std::to_string(KB));
     MatView MA = leftView(A), MB = rightView(B);
-    Shape OutShape;
-    if (A.rank() == 2)
-      OutShape.push_back(MA.Rows);
-    if (B.rank() == 2)
-      OutShape.push_back(MB.Cols);
-    if (Error E = createOutput(Out[0], T, OutShape))
-      return E;
-    // Empty products: nothing to write, or zeros (already zero-filled).
-    if (MA.Rows == 0 || MB.Cols == 0 || KA == 0)
+    // Empty products: nothing to write, or zeros.
+    if (MA.Rows == 0 || MB.Cols == 0 || MA.Cols == 0) {
+      fillWith(Out[0], 0);
       return Error::success();
+    }
     dispatchDType(T, [&](auto Tag) {
       using E = typename decltype(Tag)::type;
       E *C = Out[0].dataAs<E>();

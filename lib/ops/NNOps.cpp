@@ -3,11 +3,13 @@
 // Softmax and log-softmax along one axis of an array of any rank, computed
 // the numerically stable way (the maximum along the axis is subtracted
 // first), in double and rounded to the output dtype. Integer and bool inputs
-// give floatTypeFor(dtype) as NumPy's float functions do.
+// give floatTypeFor(dtype) as NumPy's float functions do. prepare() checks
+// and creates the output for the JIT (SoftmaxLowering.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ReduceSupport.h"
+#include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include <cmath>
@@ -69,14 +71,21 @@ public:
         TensorType(floatTypeFor(X.Dtype), X.Dims)};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+  /// Checks the axis and creates the output.
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const NDArray &X = In[0];
-    Expected<unsigned> A = checkAxis(Axis, X.rank());
-    if (!A)
+    if (Expected<unsigned> A = checkAxis(Axis, X.rank()); !A)
       return A.takeError();
-    if (Error E = createOutput(Out[0], floatTypeFor(X.dtype()), X.shape()))
+    return createOutput(Out[0], floatTypeFor(X.dtype()), X.shape());
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    if (Error E = prepare(In, Out, Ctx))
       return E;
+    const NDArray &X = In[0];
+    const std::optional<unsigned> A = normalizedAxis(X.rank());
     const NDArray &R = Out[0];
     // Loop over every dim but the axis; each step is one row along it.
     Shape LoopShape, InStrides, OutStrides;
@@ -106,6 +115,12 @@ public:
     return Error::success();
   }
 
+  /// The axis for an input of rank Rank; nullopt if out of range.
+  std::optional<unsigned> normalizedAxis(unsigned Rank) const {
+    return validAxis(Axis, Rank);
+  }
+  bool isLog() const { return Log; }
+
 private:
   bool Log;
   int64_t Axis;
@@ -124,6 +139,16 @@ Expected<OpRef> makeSoftmax(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+std::optional<SoftmaxInfo> graphjit::softmaxInfo(const Op &O, unsigned Rank) {
+  if (O.className() != "Softmax" && O.className() != "LogSoftmax")
+    return std::nullopt;
+  const auto &S = static_cast<const SoftmaxOp &>(O);
+  std::optional<unsigned> A = S.normalizedAxis(Rank);
+  if (!A)
+    return std::nullopt;
+  return SoftmaxInfo{S.isLog(), *A};
+}
 
 void graphjit::registerNNOps(OpRegistry &R) {
   R.add(OpSpec{"softmax", 1, 1, makeSoftmax<false>,

@@ -4,11 +4,14 @@
 // CAReduce (sum, prod, max, min, all, any) and Mean. dtypes follow NumPy on
 // 64-bit Linux, except that sum and prod of u8 give i64 (NumPy: uint64, a
 // dtype we lack). Float sums use NumPy's pairwise summation per row.
-// argmax, argmin and max_and_argmax are in ArgReductionOps.cpp.
+// argmax, argmin and max_and_argmax are in ArgReductionOps.cpp. prepare()
+// checks and creates the output for the JIT (ReduceLowering.cpp), with the
+// same errors as perform().
 //
 //===----------------------------------------------------------------------===//
 
 #include "ReduceSupport.h"
+#include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -225,23 +228,38 @@ public:
         reduceDType(Info.K, X.Dtype), reducedDims(X.Dims, *Mask, KeepDims))};
   }
 
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &) const override {
+    Expected<ReducePlan> P = plan(In[0], Out[0]);
+    return P ? Error::success() : P.takeError();
+  }
+
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const NDArray &X = In[0];
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
-    if (P.EmptyReduction && !hasIdentity())
-      return noIdentity();
-    if (Error E = createOutput(Out[0], reduceDType(Info.K, X.dtype()),
-                               P.OutShape))
-      return E;
+    Expected<ReducePlan> P = plan(X, Out[0]);
+    if (!P)
+      return P.takeError();
     dispatchDType(X.dtype(), [&](auto Tag) {
       using T = typename decltype(Tag)::type;
-      reduceTyped<T>(Info.K, X, P, Out[0]);
+      reduceTyped<T>(Info.K, X, *P, Out[0]);
     });
     return Error::success();
+  }
+
+  /// What the JIT lowering needs: the kind and the reduced dims of an input
+  /// of rank Rank.
+  std::optional<ReductionInfo> loweringInfo(unsigned Rank) const {
+    Expected<std::vector<bool>> Mask = reducedMask(Axes, Rank);
+    if (!Mask) {
+      llvm::consumeError(Mask.takeError());
+      return std::nullopt;
+    }
+    static constexpr ReductionInfo::Kind ByKind[] = {
+        ReductionInfo::Sum,  ReductionInfo::Prod, ReductionInfo::Max,
+        ReductionInfo::Min,  ReductionInfo::Mean, ReductionInfo::All,
+        ReductionInfo::Any};
+    return ReductionInfo{ByKind[int(Info.K)], std::move(*Mask), KeepDims};
   }
 
 private:
@@ -255,6 +273,21 @@ private:
   Error noIdentity() const {
     return opError(std::string("zero-size array to reduction operation ") +
                    Info.UfuncName + " which has no identity");
+  }
+
+  /// Checks the axes and the shape and creates the output (prepare's work,
+  /// shared with perform so that both report the same errors).
+  Expected<ReducePlan> plan(const NDArray &X, NDArray &Out) const {
+    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+    if (!Mask)
+      return Mask.takeError();
+    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
+    if (P.EmptyReduction && !hasIdentity())
+      return noIdentity();
+    if (Error E =
+            createOutput(Out, reduceDType(Info.K, X.dtype()), P.OutShape))
+      return E;
+    return P;
   }
 };
 
@@ -272,6 +305,13 @@ Expected<OpRef> makeReduce(const KindInfo &Info, const AttrMap &Attrs) {
 }
 
 } // namespace
+
+std::optional<ReductionInfo> graphjit::reductionInfo(const Op &O,
+                                                     unsigned Rank) {
+  if (O.className() != "CAReduce" && O.className() != "Mean")
+    return std::nullopt;
+  return static_cast<const ReduceOp &>(O).loweringInfo(Rank);
+}
 
 void graphjit::registerReductionOps(OpRegistry &R) {
   const char *Summaries[] = {

@@ -3,10 +3,13 @@
 // The ops that only change how an array's elements are laid out or read:
 // DimShuffle (dimshuffle, transpose) and Reshape (reshape, flatten) return
 // views of their input, Shape_i reads one dim. NumPy's semantics throughout;
-// alloc and the *_like ops live in AllocOps.cpp.
+// alloc and the *_like ops live in AllocOps.cpp. For the JIT, prepare() makes
+// the views (all the work there is) and Shape_i's output, whose value
+// ShapeLowering.cpp writes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -77,7 +80,14 @@ public:
     return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
   }
 
+  /// The view is all there is to compute, for the JIT too (as Theano's C
+  /// DimShuffle only computes strides).
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    return prepare(In, Out, Ctx);
+  }
+
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
     const NDArray &X = In[0];
     std::vector<int> P = patternFor(X.rank());
@@ -305,7 +315,14 @@ public:
     return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
   }
 
+  /// A view, or a copy where the strides allow none: made the same way for
+  /// the JIT, whose code has nothing left to compute.
   Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    return prepare(In, Out, Ctx);
+  }
+
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &Ctx) const override {
     const NDArray &X = In[0];
     int64_t Size = elementCount(X.shape());
@@ -485,15 +502,24 @@ public:
     return std::vector<TensorType>{TensorType::scalar(DType::I64)};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
-    Expected<unsigned> A = checkAxis(Axis, In[0].rank());
-    if (!A)
+    if (Expected<unsigned> A = checkAxis(Axis, In[0].rank()); !A)
       return A.takeError();
-    if (Error E = createOutput(Out[0], DType::I64, {}))
+    return createOutput(Out[0], DType::I64, {});
+  }
+
+  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                const ExecContext &Ctx) const override {
+    if (Error E = prepare(In, Out, Ctx))
       return E;
-    *Out[0].dataAs<int64_t>() = In[0].dim(*A);
+    *Out[0].dataAs<int64_t>() = In[0].dim(*normalizedAxis(In[0].rank()));
     return Error::success();
+  }
+
+  /// The dim read, for an input of rank Rank; nullopt if out of range.
+  std::optional<unsigned> normalizedAxis(unsigned Rank) const {
+    return validAxis(Axis, Rank);
   }
   double bytesMoved(llvm::ArrayRef<NDArray>,
                     llvm::ArrayRef<NDArray>) const override {
@@ -515,6 +541,12 @@ Expected<OpRef> makeShapeI(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+std::optional<unsigned> graphjit::shapeIAxis(const Op &O, unsigned Rank) {
+  if (O.className() != "Shape_i")
+    return std::nullopt;
+  return static_cast<const ShapeIOp &>(O).normalizedAxis(Rank);
+}
 
 void graphjit::registerShapeOps(OpRegistry &R) {
   R.add(OpSpec{"dimshuffle", 1, 1, makeDimShuffle,

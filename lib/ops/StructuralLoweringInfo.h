@@ -1,4 +1,4 @@
-//===- StructuralLoweringInfo.h - Op parameters for the JIT lowerings -*- C++ -*-//
+//===- StructuralLoweringInfo.h - Op parameters for lowerings --*- C++ -*-===//
 //
 // The JIT lowerings of the shape, indexing, reduction and nn families
 // (lib/ops/*Lowering*.cpp) emit code from an Apply's op and the static types
@@ -22,9 +22,19 @@ class Op;
 
 /// A reduction: which input dims it reduces and what it computes there.
 struct ReductionInfo {
+  /// Sum to Any: CAReduce and Mean (ReductionOps.cpp); the rest: Argmax and
+  /// MaxAndArgmax (ArgReductionOps.cpp).
   enum Kind {
-    Sum, Prod, Max, Min, Mean, All, Any, // ReductionOps.cpp
-    Argmax, Argmin, MaxAndArgmax         // ArgReductionOps.cpp
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Mean,
+    All,
+    Any,
+    Argmax,
+    Argmin,
+    MaxAndArgmax
   };
   Kind K = Sum;
   std::vector<bool> Reduced; ///< One entry per input dim.

@@ -1,3 +1,45 @@
-//===- StructuralLowerings.cpp - placeholder until the lowerings land ----===//
-#include "lower/ThunkEmitter.h"
-void graphjit::registerStructuralLowerings() {}
+//===- StructuralLowerings.cpp - JIT lowerings of the non-elemwise ops ---===//
+//
+// Registers the lowerings of the shape, indexing, reduction, linear-algebra
+// and nn families (the loops live in ShapeLowering.cpp, ReduceLowering.cpp
+// and SoftmaxLowering.cpp) and defines dot's: gj_prepare checks the shapes
+// and creates the output, then the thunk calls gj_compute, which runs the
+// op's library code (Dot::compute: CBLAS for f32 and f64, with transposed
+// operands passed by flag rather than copied; loops for the other dtypes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "StructuralLoweringUtil.h"
+#include "llvm/IR/Function.h"
+
+using namespace graphjit;
+using namespace llvm;
+
+/// `rc = gj_compute(frame, id); if (rc) return rc;`
+static Error emitCompute(ThunkEmitter &E) {
+  IRBuilder<> &B = E.B;
+  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
+  // A thunk's only argument is its frame (ThunkEmitter.h).
+  Value *Frame = Thunk->getArg(0);
+  FunctionCallee Compute = E.M.getOrInsertFunction(
+      "gj_compute",
+      FunctionType::get(B.getInt32Ty(),
+                        {PointerType::getUnqual(E.ctx()), B.getInt32Ty()},
+                        false));
+  Value *Rc = B.CreateCall(Compute, {Frame, B.getInt32(E.Node.id())}, "rc");
+  BasicBlock *Failed = BasicBlock::Create(E.ctx(), "compute.failed", Thunk);
+  BasicBlock *Done = BasicBlock::Create(E.ctx(), "computed", Thunk);
+  B.CreateCondBr(B.CreateICmpNE(Rc, B.getInt32(0)), Failed, Done);
+  B.SetInsertPoint(Failed);
+  B.CreateRet(Rc);
+  B.SetInsertPoint(Done);
+  return Error::success();
+}
+
+void graphjit::registerStructuralLowerings() {
+  registerShapeLowerings();
+  registerReduceLowerings();
+  registerSoftmaxLowerings();
+  registerLowering("Dot",
+                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+}

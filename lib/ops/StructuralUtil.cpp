@@ -36,9 +36,15 @@ Error graphjit::axisOutOfBounds(int64_t Axis, unsigned Rank) {
 }
 
 Expected<unsigned> graphjit::checkAxis(int64_t Axis, unsigned Rank) {
+  if (std::optional<unsigned> A = validAxis(Axis, Rank))
+    return *A;
+  return axisOutOfBounds(Axis, Rank);
+}
+
+std::optional<unsigned> graphjit::validAxis(int64_t Axis, unsigned Rank) {
   // Compare before adding: Axis may be near INT64_MIN.
   if (Axis >= int64_t(Rank) || Axis < -int64_t(Rank))
-    return axisOutOfBounds(Axis, Rank);
+    return std::nullopt;
   return unsigned(Axis < 0 ? Axis + int64_t(Rank) : Axis);
 }
 

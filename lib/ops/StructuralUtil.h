@@ -17,6 +17,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -39,6 +40,8 @@ std::string intListStr(llvm::ArrayRef<int64_t> V);
 llvm::Error axisOutOfBounds(int64_t Axis, unsigned Rank);
 /// Normalizes one possibly negative axis, with NumPy's message.
 llvm::Expected<unsigned> checkAxis(int64_t Axis, unsigned Rank);
+/// checkAxis without the message, for callers that only branch on it.
+std::optional<unsigned> validAxis(int64_t Axis, unsigned Rank);
 /// Normalizes a list of axes; repeated axes are NumPy's "duplicate value in
 /// 'axis'". The result keeps the given order.
 llvm::Expected<std::vector<unsigned>> checkAxes(llvm::ArrayRef<int64_t> Axes,

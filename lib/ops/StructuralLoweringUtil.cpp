@@ -1,0 +1,212 @@
+//===- StructuralLoweringUtil.cpp - IR helpers of the lowerings ----------===//
+
+#include "StructuralLoweringUtil.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/Function.h"
+
+using namespace graphjit;
+using namespace llvm;
+
+ArrayValues graphjit::loadArray(ThunkEmitter &E, const Variable *V) {
+  ArrayValues A;
+  A.Data = E.data(V);
+  for (unsigned D = 0; D < V->type().rank(); ++D) {
+    A.Dims.push_back(E.dim(V, D));
+    A.Strides.push_back(E.stride(V, D));
+  }
+  return A;
+}
+
+Value *graphjit::advance(ThunkEmitter &E, Value *Base, ArrayRef<Value *> Index,
+                         ArrayRef<Value *> Strides) {
+  assert(Index.size() == Strides.size() && "one stride per index");
+  if (Index.empty())
+    return Base;
+  // Sum the byte offsets first: one GEP per pointer.
+  Value *Off = E.B.CreateMul(Index[0], Strides[0]);
+  for (size_t I = 1; I < Index.size(); ++I)
+    Off = E.B.CreateAdd(Off, E.B.CreateMul(Index[I], Strides[I]));
+  return E.B.CreateGEP(E.B.getInt8Ty(), Base, Off);
+}
+
+AllocaInst *graphjit::entryAlloca(ThunkEmitter &E, Type *T, const Twine &Name) {
+  BasicBlock &Entry = E.B.GetInsertBlock()->getParent()->getEntryBlock();
+  IRBuilder<> AB(&Entry, Entry.getFirstInsertionPt());
+  return AB.CreateAlloca(T, nullptr, Name);
+}
+
+void graphjit::emitIf(ThunkEmitter &E, Value *Cond, function_ref<void()> Then) {
+  llvm::Function *F = E.B.GetInsertBlock()->getParent();
+  BasicBlock *ThenBB = BasicBlock::Create(E.ctx(), "then", F);
+  BasicBlock *Done = BasicBlock::Create(E.ctx(), "endif", F);
+  E.B.CreateCondBr(Cond, ThenBB, Done);
+  E.B.SetInsertPoint(ThenBB);
+  Then();
+  E.B.CreateBr(Done);
+  E.B.SetInsertPoint(Done);
+}
+
+/// The loop ID that keeps LLVM from vectorizing, interleaving or unrolling
+/// a loop: strided rows gain little from either, and code size is compile
+/// time.
+static MDNode *scalarLoopID(LLVMContext &C) {
+  auto Flag = [&](const char *Name) {
+    return MDNode::get(
+        C, {MDString::get(C, Name),
+            ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(C), 1))});
+  };
+  MDNode *ID = MDNode::getDistinct(
+      C, {nullptr, Flag("llvm.loop.vectorize.width"),
+          Flag("llvm.loop.interleave.count"),
+          MDNode::get(C, MDString::get(C, "llvm.loop.unroll.disable"))});
+  ID->replaceOperandWith(0, ID);
+  return ID;
+}
+
+void graphjit::emitRowLoop(ThunkEmitter &E, Value *Count,
+                           ArrayRef<RowOperand> Ops,
+                           function_ref<void(Value *, ArrayRef<Value *>)> Body,
+                           bool Versioned) {
+  IRBuilder<> &B = E.B;
+  SmallVector<Value *, 4> Ptrs(Ops.size());
+  auto Strided = [&] {
+    BasicBlock *Before = B.GetInsertBlock();
+    E.emitLoop(Count, "s", [&](Value *I) {
+      for (size_t K = 0; K < Ops.size(); ++K)
+        Ptrs[K] = E.offset(Ops[K].Base, I, Ops[K].Stride);
+      Body(I, Ptrs);
+    });
+    // emitLoop's header follows Before; its other predecessor is the latch.
+    BasicBlock *Header = Before->getTerminator()->getSuccessor(0);
+    for (BasicBlock *Pred : predecessors(Header))
+      if (Pred != Before)
+        Pred->getTerminator()->setMetadata(LLVMContext::MD_loop,
+                                           scalarLoopID(E.ctx()));
+  };
+  if (!Versioned) {
+    Strided();
+    return;
+  }
+  Value *Contiguous = B.getTrue();
+  for (const RowOperand &Op : Ops)
+    Contiguous = B.CreateAnd(
+        Contiguous,
+        B.CreateICmpEQ(Op.Stride, E.constI64(int64_t(dtypeSize(Op.T)))));
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *Fast = BasicBlock::Create(E.ctx(), "row.contiguous", F);
+  BasicBlock *Slow = BasicBlock::Create(E.ctx(), "row.strided", F);
+  BasicBlock *Done = BasicBlock::Create(E.ctx(), "row.done", F);
+  B.CreateCondBr(Contiguous, Fast, Slow);
+  B.SetInsertPoint(Fast);
+  E.emitLoop(Count, "c", [&](Value *I) {
+    for (size_t K = 0; K < Ops.size(); ++K)
+      Ptrs[K] = B.CreateInBoundsGEP(E.memoryType(Ops[K].T), Ops[K].Base, I);
+    Body(I, Ptrs);
+  });
+  B.CreateBr(Done);
+  B.SetInsertPoint(Slow);
+  Strided();
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+void graphjit::emitStridedNest(ThunkEmitter &E, ArrayRef<Value *> Extents,
+                               ArrayRef<Value *> Bases,
+                               ArrayRef<SmallVector<Value *, 8>> Strides,
+                               function_ref<void(ArrayRef<Value *>)> Body) {
+  E.emitLoopNest(Extents, [&](ArrayRef<Value *> Index) {
+    SmallVector<Value *, 4> Ptrs;
+    for (size_t K = 0; K < Bases.size(); ++K)
+      Ptrs.push_back(advance(E, Bases[K], Index, Strides[K]));
+    Body(Ptrs);
+  });
+}
+
+void graphjit::emitCopy(ThunkEmitter &E, ArrayRef<Value *> Dims, Value *Dst,
+                        ArrayRef<Value *> DstStrides, DType DstT, Value *Src,
+                        ArrayRef<Value *> SrcStrides, DType SrcT) {
+  auto CopyOne = [&](Value *D, Value *S) {
+    E.storeElement(DstT, E.convert(E.loadElement(SrcT, S), SrcT, DstT), D);
+  };
+  if (Dims.empty()) {
+    CopyOne(Dst, Src);
+    return;
+  }
+  size_t Last = Dims.size() - 1;
+  SmallVector<Value *, 8> DstOuter(DstStrides.begin(), DstStrides.end() - 1);
+  SmallVector<Value *, 8> SrcOuter(SrcStrides.begin(), SrcStrides.end() - 1);
+  emitStridedNest(E, Dims.drop_back(), {Dst, Src}, {DstOuter, SrcOuter},
+                  [&](ArrayRef<Value *> P) {
+                    emitRowLoop(E, Dims[Last],
+                                {{P[0], DstStrides[Last], DstT},
+                                 {P[1], SrcStrides[Last], SrcT}},
+                                [&](Value *, ArrayRef<Value *> Ptrs) {
+                                  CopyOne(Ptrs[0], Ptrs[1]);
+                                });
+                  });
+}
+
+void graphjit::emitFill(ThunkEmitter &E, ArrayRef<Value *> Dims, Value *Dst,
+                        ArrayRef<Value *> DstStrides, DType T, Value *V) {
+  if (Dims.empty()) {
+    E.storeElement(T, V, Dst);
+    return;
+  }
+  size_t Last = Dims.size() - 1;
+  SmallVector<Value *, 8> Outer(DstStrides.begin(), DstStrides.end() - 1);
+  emitStridedNest(E, Dims.drop_back(), {Dst}, {Outer},
+                  [&](ArrayRef<Value *> P) {
+                    emitRowLoop(E, Dims[Last], {{P[0], DstStrides[Last], T}},
+                                [&](Value *, ArrayRef<Value *> Ptrs) {
+                                  E.storeElement(T, V, Ptrs[0]);
+                                });
+                  });
+}
+
+void graphjit::coalesceDims(ThunkEmitter &E, SmallVectorImpl<Value *> &Dims,
+                            SmallVectorImpl<Value *> &Strides) {
+  IRBuilder<> &B = E.B;
+  Value *One = E.constI64(1), *Zero = E.constI64(0);
+  const unsigned K = Dims.size();
+  if (K == 0) {
+    // A walk over no dims visits one element.
+    Dims.assign({One});
+    Strides.assign({Zero});
+    return;
+  }
+  if (K == 1)
+    return; // Nothing to merge; a dim of size 1 is a row of one.
+  // Merge from the innermost dim outwards (the same merges as the
+  // reference's left-to-right pass: each test compares neighbours).
+  // Filled entries are [K - Filled, K); the top one is the outermost so far.
+  // Selects rather than branches: this runs once per call.
+  SmallVector<Value *, 8> CD(K, One), CS(K, Zero);
+  Value *Filled = Zero;
+  for (int R = int(K) - 1; R >= 0; --R) {
+    Value *D = Dims[R], *S = Strides[R];
+    Value *Top = B.CreateSub(E.constI64(K), Filled);
+    Value *TopD = One, *TopS = Zero;
+    for (unsigned J = 0; J < K; ++J) {
+      Value *IsTop = B.CreateICmpEQ(Top, E.constI64(J));
+      TopD = B.CreateSelect(IsTop, CD[J], TopD);
+      TopS = B.CreateSelect(IsTop, CS[J], TopS);
+    }
+    Value *NotOne = B.CreateICmpNE(D, One);
+    // The outer dim continues the group when its stride spans it.
+    Value *Merge =
+        B.CreateAnd(B.CreateAnd(NotOne, B.CreateICmpSGT(Filled, Zero)),
+                    B.CreateICmpEQ(S, B.CreateMul(TopS, TopD)));
+    Value *Push = B.CreateAnd(NotOne, B.CreateNot(Merge));
+    Value *NewAt = B.CreateSub(Top, One);
+    for (unsigned J = 0; J < K; ++J) {
+      Value *MergeHere = B.CreateAnd(Merge, B.CreateICmpEQ(Top, E.constI64(J)));
+      Value *PushHere = B.CreateAnd(Push, B.CreateICmpEQ(NewAt, E.constI64(J)));
+      CD[J] = B.CreateSelect(MergeHere, B.CreateMul(TopD, D),
+                             B.CreateSelect(PushHere, D, CD[J]));
+      CS[J] = B.CreateSelect(PushHere, S, CS[J]);
+    }
+    Filled = B.CreateAdd(Filled, B.CreateZExt(Push, E.i64()));
+  }
+  Dims.assign(CD.begin(), CD.end());
+  Strides.assign(CS.begin(), CS.end());
+}

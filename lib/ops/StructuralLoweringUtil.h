@@ -1,0 +1,96 @@
+//===- StructuralLoweringUtil.h - IR helpers of the lowerings ---*- C++ -*-===//
+//
+// What the JIT lowerings of the shape, indexing, reduction and nn families
+// share on top of ThunkEmitter: slot fields read once per thunk, pointers
+// advanced by byte strides, loops over rows that take a contiguous fast path
+// LLVM can vectorize, broadcast copies and fills, and the run-time merging
+// of the dims a reduction walks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_OPS_STRUCTURALLOWERINGUTIL_H
+#define GRAPHJIT_OPS_STRUCTURALLOWERINGUTIL_H
+
+#include "lower/ThunkEmitter.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace graphjit {
+
+/// A variable's data pointer, dims and byte strides, read from its slot
+/// once at the top of the thunk's body: inside loops the slot loads could
+/// not be hoisted past stores to arrays, as any pointer may alias them.
+struct ArrayValues {
+  llvm::Value *Data = nullptr;
+  llvm::SmallVector<llvm::Value *, 8> Dims, Strides;
+};
+ArrayValues loadArray(ThunkEmitter &E, const Variable *V);
+
+/// Base + sum of Index[I] * Strides[I] bytes.
+llvm::Value *advance(ThunkEmitter &E, llvm::Value *Base,
+                     llvm::ArrayRef<llvm::Value *> Index,
+                     llvm::ArrayRef<llvm::Value *> Strides);
+
+/// An alloca in the entry block of the function being emitted, which SROA
+/// turns into registers: how loop-carried values cross emitLoop's bodies.
+llvm::AllocaInst *entryAlloca(ThunkEmitter &E, llvm::Type *T,
+                              const llvm::Twine &Name);
+
+/// Emits `if (Cond) Then();`, leaving the builder after it.
+void emitIf(ThunkEmitter &E, llvm::Value *Cond,
+            llvm::function_ref<void()> Then);
+
+/// One operand of a row: its first element and byte stride.
+struct RowOperand {
+  llvm::Value *Base;
+  llvm::Value *Stride;
+  DType T;
+};
+
+/// Emits `for (I = 0; I < Count; ++I) Body(I, Ptrs)`, where Ptrs[K] points
+/// at operand K's element I. With Versioned, the body is emitted twice
+/// behind a test: for rows whose operands are all contiguous, with typed
+/// GEPs that LLVM's vectorizer can read, and for any strides. The strided
+/// loop is marked not to be vectorized: byte strides known only at run time
+/// would only buy a vector copy guarded by a test that never holds.
+void emitRowLoop(
+    ThunkEmitter &E, llvm::Value *Count, llvm::ArrayRef<RowOperand> Ops,
+    llvm::function_ref<void(llvm::Value *I, llvm::ArrayRef<llvm::Value *>)>
+        Body,
+    bool Versioned = true);
+
+/// Loops over Extents (outermost first) with one pointer per operand, each
+/// advanced by its own byte strides (one per extent); Body gets the
+/// pointers. No extents: Body runs once on the bases.
+void emitStridedNest(
+    ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Extents,
+    llvm::ArrayRef<llvm::Value *> Bases,
+    llvm::ArrayRef<llvm::SmallVector<llvm::Value *, 8>> Strides,
+    llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> Body);
+
+/// Copies Src into Dst over a walk of Dims, converting SrcT to DstT as
+/// NumPy's astype does. Strides are bytes per dim (0: broadcast).
+void emitCopy(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,
+              llvm::Value *Dst, llvm::ArrayRef<llvm::Value *> DstStrides,
+              DType DstT, llvm::Value *Src,
+              llvm::ArrayRef<llvm::Value *> SrcStrides, DType SrcT);
+
+/// Stores the register value V (of dtype T) in every element of Dst.
+void emitFill(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,
+              llvm::Value *Dst, llvm::ArrayRef<llvm::Value *> DstStrides,
+              DType T, llvm::Value *V);
+
+/// Replaces the dims and strides of a C-order walk by the ones
+/// ReduceSupport's coalesce() makes at run time: dims of size 1 dropped,
+/// neighbours that one stride walks through merged. The result keeps one
+/// entry per dim (at least one), right-aligned; unused leading entries are
+/// size 1. The last entry is the row, so rows are the reference's rows.
+void coalesceDims(ThunkEmitter &E, llvm::SmallVectorImpl<llvm::Value *> &Dims,
+                  llvm::SmallVectorImpl<llvm::Value *> &Strides);
+
+/// Each family's lowerings (called by registerStructuralLowerings).
+void registerShapeLowerings();
+void registerReduceLowerings();
+void registerSoftmaxLowerings();
+
+} // namespace graphjit
+
+#endif
