@@ -7,8 +7,15 @@ n-ary, switch, clip, cast, second with broadcasting and number literals;
 dimshuffle, transpose, reshape, flatten, shape, alloc, zeros_like, ones_like,
 subtensor with negative and reversed steps, concatenate; reductions with axis
 lists, negative axes and keepdims; argmax, argmin, max_and_argmax; dot on
-ranks 0-2; softmax, log_softmax), the input values as arrays, and the sizes
-of symbolic dims that only ops use (for `-dim=`).
+ranks 0-2; softmax, log_softmax; named literals; statements in any order,
+nested calls, outputs named twice), the input values as arrays, the sizes of
+symbolic dims that only ops use (for `-dim=`), and how many calls to make.
+One graph in five also declares a shared variable `s0` that the function
+reads and updates; one in ten holds an elemwise op whose operands' shapes
+clash only at run time (both linkers must then fail alike). Input values
+include NaN, infinities, signed zeros and integer extremes in three graphs
+in ten. The -O level and -allow-gc setting for the compiled run come from
+the seed too.
 
 The generator tracks every value's dtype, its static dims (a known size, a
 symbol, or None for unknown) and its concrete shape, so that it only builds
@@ -16,7 +23,8 @@ graphs that type-check and run; it follows docs/ops-elemwise.md and
 docs/ops-structural.md for the dtype rules. Where its model is off, graphjit's
 type checker rejects the graph and the caller drops it. Values avoid domain
 noise: integer `pow` only gets a literal exponent 0-3. Shapes stay small
-(dims at most 6, at most 400 elements per value).
+(dims at most 6, except a last dim of up to 40 in one graph in twenty; at
+most 400 elements per value).
 
 The same seed always gives the same case. To look at one:
 
@@ -24,6 +32,7 @@ The same seed always gives the same case. To look at one:
 """
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -47,10 +56,6 @@ def float_of(dt):
     if dt in FLOATS:
         return dt
     return "f64" if dt in ("i32", "i64") else "f32"
-
-
-def is_int(dt):
-    return dt not in FLOATS and dt != "bool"
 
 
 class Val:
@@ -119,6 +124,15 @@ def broadcast(vals):
     return dims, tuple(shape)
 
 
+def statically_fine(a, b):
+    """True unless broadcasting a with b is a static error (two known sizes
+    that differ, neither 1)."""
+    for da, db in zip(reversed(a.dims), reversed(b.dims)):
+        if isinstance(da, int) and isinstance(db, int) and 1 not in (da, db) and da != db:
+            return False
+    return True
+
+
 def literal_dtype(lit, others):
     """The dtype a literal takes among operands of these dtypes."""
     base = promote(*others)
@@ -129,11 +143,12 @@ def literal_dtype(lit, others):
     return base
 
 
-def dim_text(d):
-    return str(d)
-
-
 class Generator:
+    """Builds one random function. The pool holds every value made so far
+    (inputs, the shared variable, results); each gen_* method draws operands
+    from it for one op family, adds one node (or none, when nothing fits)
+    and puts its results in the pool."""
+
     def __init__(self, seed):
         self.r = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
@@ -142,7 +157,6 @@ class Generator:
         self.named_lits = []    # (name, Lit)
         self.counter = 0
         self.sizes = {}         # symbol -> concrete size
-        self.used_op_only = False
 
     # --- naming and the pool -------------------------------------------------
 
@@ -183,6 +197,10 @@ class Generator:
         for _ in range(base_rank):
             s = r.choice([0] + [1] * 2 + [2, 3, 4, 5, 6] * 4)
             base.append(s)
+        if base and r.random() < 0.05:
+            # Now and then a longer last dim, so that rows reach the
+            # vectorized bodies of JIT loops, not only their remainders.
+            base[-1] = r.randint(7, 40)
         syms = {}
         for i in range(base_rank):
             if r.random() < 0.5:
@@ -211,14 +229,33 @@ class Generator:
             v = Val(r.choice(DTYPES), dims, shape, name="x%d" % j)
             self.inputs.append(v)
             self.vals.append(v)
+        self.shared = None
+        if r.random() < 0.2:    # a shared variable that the function updates
+            rank = r.randint(0, base_rank)
+            shape = [1 if r.random() < 0.2 else base[i]
+                     for i in range(base_rank - rank, base_rank)]
+            dt = r.choice(DTYPES)
+            if dt in FLOATS:
+                init = r.choice(["zeros", "ones", "-2.5",
+                                 "uniform(-2, 2, seed=%d)" % r.randint(0, 99),
+                                 "normal(0, 1.5, seed=%d)" % r.randint(0, 99)])
+            else:
+                init = r.choice(["zeros", "ones", str(r.randint(0, 1))])
+            self.shared = Val(dt, shape, shape, name="s0")
+            self.shared_init = init
+            self.vals.append(self.shared)
         self.special = r.random() < 0.3
+        # A few graphs hold one elemwise op whose operands' shapes only
+        # clash at run time, to compare the linkers' error messages.
+        self.wants_error = r.random() < 0.1
+        self.clash = None
 
     def input_value(self, v):
         rng, dt, shape = self.np_rng, v.dtype, v.shape
         if dt == "bool":
-            return rng.random(shape) < 0.5
+            return np.array(rng.random(shape) < 0.5)
         if dt in FLOATS:
-            a = (rng.standard_normal(shape) * 3).astype(NP[dt])
+            a = np.array(rng.standard_normal(shape) * 3, dtype=NP[dt])
             if self.special and a.size:
                 specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e30,
                                      -1e30, 1e-40, 100.0, -100.0], dtype=NP[dt])
@@ -230,7 +267,7 @@ class Generator:
             lo, hi = int(info.min), int(info.max)
         else:
             lo, hi = max(int(info.min), -10), min(int(info.max), 10)
-        return rng.integers(lo, hi, size=shape, endpoint=True).astype(NP[dt])
+        return np.array(rng.integers(lo, hi, size=shape, endpoint=True), dtype=NP[dt])
 
     # --- operands ---------------------------------------------------------------
 
@@ -320,6 +357,33 @@ class Generator:
             dt = p
         return self.elemwise(op, args, dt)
 
+    def gen_clash(self):
+        """An elemwise op whose operands' static dims agree but whose shapes
+        clash at run time; what follows it never runs."""
+        r = self.r
+        x = self.pick(lambda v: any(isinstance(d, str) and s >= 3
+                                    for d, s in zip(v.dims, v.shape)))
+        if x is None:
+            return None
+        y = self.pick(lambda v: broadcast([x, v]) is None and statically_fine(x, v))
+        if y is None:   # x[1:] along a symbolic dim
+            ax = [i for i in range(x.rank)
+                  if isinstance(x.dims[i], str) and x.shape[i] >= 3][0]
+            y = self.add("subtensor", [x], ["axis=%d" % ax, "start=1"], [
+                (x.dtype, x.dims[:ax] + [None] + x.dims[ax + 1:],
+                 x.shape[:ax] + (x.shape[ax] - 1,) + x.shape[ax + 1:])])
+        op = r.choice(["add", "mul", "maximum", "eq", "and", "true_div"])
+        dt = {"eq": "bool", "and": "bool"}.get(op, promote(x.dtype, y.dtype))
+        if op == "true_div" and dt not in FLOATS:
+            dt = "f64"
+        v = self.add(op, [x, y], [], [(dt, x.dims, x.shape)])
+        if v is not None:
+            # Its shape is no shape: no op may use it, but it is an output
+            # (so that it runs).
+            self.vals.remove(v)
+            self.clash = v
+        return v
+
     def gen_nary(self):
         x = self.pick()
         args = [x] + self.partners(x, self.r.randint(2, 3))
@@ -344,10 +408,12 @@ class Generator:
         if op == "switch":
             args = [x, a, b]
             if r.random() < 0.3:
-                args[2] = self.literal([a.dtype])
+                args[2] = self.literal([x.dtype, a.dtype])
             dts = [a.dtype] + ([b.dtype] if isinstance(args[2], Val) else [])
             if isinstance(args[2], Lit):
-                dts.append(literal_dtype(args[2], dts))
+                # A literal takes the dtype of all the other operands, the
+                # condition's too.
+                dts.append(literal_dtype(args[2], [x.dtype, a.dtype]))
             return self.elemwise("switch", args, promote(*dts))
         args = [x, a, b]
         for i in (1, 2):
@@ -375,7 +441,7 @@ class Generator:
 
     def sym_for(self, size):
         """A symbol whose concrete size is `size`, or None."""
-        names = [s for s, v in self.sizes.items() if v == size]
+        names = sorted(s for s, v in self.sizes.items() if v == size)
         return self.r.choice(names) if names else None
 
     def gen_reshape(self):
@@ -404,14 +470,15 @@ class Generator:
             shape.append(0)
         if rest > 6 and total:
             r.shuffle(shape)
+        if total == 1 and r.random() < 0.3:
+            shape = []   # to 0-d
         words, dims = [], []
         minus = r.randrange(len(shape)) if shape and total and r.random() < 0.5 else -1
         for i, s in enumerate(shape):
             sym = self.sym_for(s) if r.random() < 0.4 else None
             if i == minus:
                 words.append("-1")
-                known = all(isinstance(d, int) for d in x.dims)
-                dims.append(s if known else None)
+                dims.append(None)
             elif sym:
                 words.append(sym)
                 dims.append(sym)
@@ -423,7 +490,9 @@ class Generator:
             self.sizes.setdefault(OP_ONLY_SYMBOL, shape[0])
             if self.sizes[OP_ONLY_SYMBOL] == shape[0]:
                 words[0], dims[0] = OP_ONLY_SYMBOL, OP_ONLY_SYMBOL
-                self.used_op_only = True
+        others = x.dims + dims[:minus] + dims[minus + 1:]
+        if minus >= 0 and all(isinstance(d, int) for d in others):
+            dims[minus] = shape[minus]   # -1 is known statically only from known sizes
         return self.add("reshape", [x], ["shape=[%s]" % ",".join(words)],
                         [(x.dtype, dims, tuple(shape))])
 
@@ -618,17 +687,32 @@ class Generator:
         self.make_inputs()
         target = r.randint(1, 15)
         names, weights = zip(*self.FAMILIES)
+        clash_at = r.randrange(target) if self.wants_error else -1
         tries = 0
         while len(self.nodes) < target and tries < 200:
             tries += 1
+            if len(self.nodes) == clash_at:
+                clash_at = -1
+                if self.gen_clash():
+                    continue
             getattr(self, r.choices(names, weights)[0])()
+        self.last = self.nodes[-1]
+        self.update = None
+        if self.shared is not None:
+            sv = self.shared
+            v = self.pick(lambda v: (broadcast([sv, v]) or (0, None))[1] == sv.shape)
+            u = self.add("second", [sv, v], [], [(v.dtype, sv.dims, sv.shape)])
+            if u is not None and u.dtype != sv.dtype:
+                u = self.add("cast", [u], ["dtype=" + sv.dtype], [(sv.dtype, sv.dims, sv.shape)])
+            if u is not None:
+                self.update = u
+                u.uses += 1
         return self.render()
 
     def render(self):
         r = self.r
-        results = [v for n in self.nodes for v in n.outs]
-        last = self.nodes[-1].outs
-        outs = list(last)
+        results = [v for n in self.nodes for v in n.outs if v is not self.update]
+        outs = list(self.last.outs)
         for v in r.sample(results, min(len(results), r.randint(0, 2))):
             if v not in outs:
                 outs.append(v)
@@ -636,6 +720,10 @@ class Generator:
             outs.append(r.choice(self.inputs))
         if r.random() < 0.05:
             outs.append(outs[0])   # the same output twice
+        if self.shared is not None and r.random() < 0.2:
+            outs.append(self.shared)   # its value before the call
+        if self.clash is not None and self.clash not in outs:
+            outs.append(self.clash)
         lit_out = None
         if self.named_lits and r.random() < 0.2:
             lit_out = self.named_lits[0][0]
@@ -644,6 +732,7 @@ class Generator:
             for v in n.outs:
                 inline = (len(n.outs) == 1 and v.uses == 1 and v not in outs
                           and r.random() < 0.4)
+                inline = inline or (v is self.update and r.random() < 0.5)
                 if not inline:
                     v.name = self.fresh()
         statements = ["%s = %s" % (name, lit.text) for name, lit in self.named_lits]
@@ -652,6 +741,8 @@ class Generator:
                 continue
             lhs = ", ".join(v.name for v in n.outs)
             statements.append("%s = %s" % (lhs, self.call_text(n)))
+        if self.update is not None:
+            statements.append("update s0 = " + self.arg_text(self.update))
         if r.random() < 0.2:
             r.shuffle(statements)   # statements are declarations, not a sequence
         decl = ", ".join("%s: %s[%s]" % (v.name, v.dtype, ", ".join(map(str, v.dims)))
@@ -659,6 +750,11 @@ class Generator:
         out_names = [v.name for v in outs] + ([lit_out] if lit_out else [])
         text = "func f(%s) -> (%s) {\n%s\n}\n" % (
             decl, ", ".join(out_names), "\n".join("  " + s for s in statements))
+        if self.update is not None:
+            sv = self.shared
+            shared = "shared s0: %s[%s] = %s\n" % (sv.dtype, ", ".join(map(str, sv.shape)),
+                                                  self.shared_init)
+            text = shared + text if r.random() < 0.7 else text + shared
         return text
 
     def arg_text(self, a):
@@ -673,22 +769,31 @@ class Generator:
 
 
 class Case:
-    """One generated function: its text, input arrays by name, and the
-    -dim bindings it needs (symbols used only inside ops)."""
+    """One generated function: its text, input arrays by name, the -dim
+    bindings it needs (symbols used only inside ops), the number of calls,
+    and the -O level and -allow-gc setting for the compiled run."""
 
     def __init__(self, seed):
         g = Generator(seed)
         self.seed = seed
         self.text = g.generate()
         self.inputs = {v.name: g.input_value(v) for v in g.inputs}
-        self.dims = {OP_ONLY_SYMBOL: g.sizes[OP_ONLY_SYMBOL]} if g.used_op_only else {}
+        # Symbols that shape= attributes name but no input binds: -dim.
+        bound = {d for v in g.inputs for d in v.dims if isinstance(d, str)}
+        named = {w for attr in re.findall(r"shape=\[([^\]]*)\]", self.text)
+                 for w in attr.split(",") if w[:1].isalpha()}
+        self.dims = {s: g.sizes[s] for s in sorted(named - bound)}
         # Run-time flags for the compiled run; results must not depend on them.
         self.opt_level = g.r.choice([0, 1, 2, 2, 3])
         self.allow_gc = g.r.random() < 0.8
+        # Several calls: the updates feed the next call, and nothing a call
+        # leaves behind may change the next one's results.
+        self.calls = g.r.choice([1, 1, 2, 3])
 
     def write(self, folder):
-        """Writes f.graph and one .npy per input; returns the graphjit
-        arguments that feed them (after the graph path)."""
+        """Writes f.graph and one .npy per input into folder; returns the
+        graphjit arguments that run it (graph path, -function, -input, -dim,
+        -calls), without the linker and its flags."""
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, "f.graph")
         with open(path, "w") as f:
@@ -700,7 +805,7 @@ class Case:
             args.append("-input=%s=%s" % (name, p))
         for name, size in self.dims.items():
             args.append("-dim=%s=%d" % (name, size))
-        return args
+        return args + ["-calls=%d" % self.calls]
 
 
 def generate(seed):
