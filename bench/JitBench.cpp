@@ -180,12 +180,27 @@ static void benchCompileTime() {
   }
 }
 
-int main() {
-  benchElemwise();
-  benchTrainStep("logistic_regression.graph", 400, DType::F64, {400, 784},
-                 {400});
-  benchTrainStep("mlp.graph", 128, DType::F32, {128, 784}, {128, 10});
-  benchCallOverhead();
-  benchCompileTime();
+// Arguments name the sections to run (elemwise, train, call, compile);
+// none: all of them.
+int main(int Argc, char **Argv) {
+  auto Wanted = [&](llvm::StringRef Section) {
+    if (Argc < 2)
+      return true;
+    for (int I = 1; I < Argc; ++I)
+      if (Section == Argv[I])
+        return true;
+    return false;
+  };
+  if (Wanted("elemwise"))
+    benchElemwise();
+  if (Wanted("train")) {
+    benchTrainStep("logistic_regression.graph", 400, DType::F64, {400, 784},
+                   {400});
+    benchTrainStep("mlp.graph", 128, DType::F32, {128, 784}, {128, 10});
+  }
+  if (Wanted("call"))
+    benchCallOverhead();
+  if (Wanted("compile"))
+    benchCompileTime();
   return 0;
 }

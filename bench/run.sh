@@ -14,14 +14,22 @@ echo
 echo "== JIT, interpreter and physical limits (in one process)"
 "$build/bench/graphjit-bench"
 echo
+echo "== what profiling costs (profiled and unprofiled calls alternate)"
+"$build/bench/graphjit-profile-bench"
+echo
 echo "== train steps against NumPy (same math, same sizes)"
 /usr/bin/python3 "$root/bench/numpy_steps.py" "$gj"
 echo
 echo "== cold compile: a fresh process parses, compiles and calls once"
+echo "   (first: empty compile cache; cached: the object from the first run)"
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
 for f in profiling_example logistic_regression mlp; do
-  start=$(date +%s%N)
-  line=$("$gj" "$ex/$f.graph" -function=train -dim=n=4 -print-compile-time 2>/dev/null ||
-         "$gj" "$ex/$f.graph" -dim=n=4 -print-compile-time)
-  end=$(date +%s%N)
-  echo "$f: $(echo "$line" | grep 'compile time' | sed 's/^ *//'); whole process $(( (end - start) / 1000000 )) ms"
+  for run in first cached; do
+    start=$(date +%s%N)
+    line=$("$gj" "$ex/$f.graph" -function=train -dim=n=4 -print-compile-time -cache-dir="$cache" 2>/dev/null ||
+           "$gj" "$ex/$f.graph" -dim=n=4 -print-compile-time -cache-dir="$cache")
+    end=$(date +%s%N)
+    echo "$f ($run): $(echo "$line" | grep 'compile time' | sed 's/^ *//'); whole process $(( (end - start) / 1000000 )) ms"
+  done
 done

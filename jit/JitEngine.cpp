@@ -1,7 +1,13 @@
 //===- JitEngine.cpp - ORC LLJIT for the host CPU ------------------------===//
 
 #include "JitEngine.h"
+#include "CompileCache.h"
+#include "passes/InstrumentApplies.h"
+#include "runtime/Clock.h"
+#include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -26,8 +32,9 @@ struct JitEngine::Impl {
   DataLayout DL{""};
   std::string Triple;
   std::string Cpu;
-  std::mutex Lock;
+  mutable std::mutex Lock;
   std::atomic<unsigned> Counter{0};
+  CompileCache Cache{CompileCache::defaultDirectory()};
 };
 
 JitEngine::JitEngine() : P(std::make_unique<Impl>()) {}
@@ -55,6 +62,9 @@ static Error defineRuntimeSymbols(orc::LLJIT &J) {
   Add("gj_release", &gj_release);
   Add("gj_compute", &gj_compute);
   Add("gj_runtime_abi_version", &gj_runtime_abi_version);
+  for (const RuntimeSymbol &S : ProfileRuntime::symbols())
+    Symbols[J.mangleAndIntern(S.Name)] = {
+        orc::ExecutorAddr::fromPtr(S.Address), JITSymbolFlags::Exported};
   return J.getMainJITDylib().define(orc::absoluteSymbols(std::move(Symbols)));
 }
 
@@ -128,22 +138,92 @@ static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
   MPM.run(M, MAM);
 }
 
+// Bump when the pipeline or the code generation options change, so that
+// cached objects compiled the old way are not used.
+static constexpr unsigned PipelineVersion = 1;
+
 Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
                                           std::unique_ptr<LLVMContext> Ctx,
                                           StringRef Entry, unsigned OptLevel,
                                           const EmitOptions &Emit,
-                                          CompileTimes &Times) {
+                                          CompileTimes &Times, bool Profile) {
   std::lock_guard<std::mutex> Guard(P->Lock);
   if (!Emit.LLVM.empty())
     if (Error E = writeText(Emit.LLVM, [&](raw_ostream &OS) { M->print(OS, nullptr); }))
       return E;
 
   auto Start = std::chrono::steady_clock::now();
+  if (Profile) {
+    InstrumentAppliesOptions IO;
+    IO.Clock = ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC
+                   ? CounterClock::Tsc
+                   : CounterClock::Call;
+    Expected<InstrumentAppliesResult> R = instrumentApplies(*M, IO);
+    if (!R)
+      return R.takeError();
+  }
   for (llvm::Function &F : *M)
     if (!F.isDeclaration()) {
       F.addFnAttr("target-cpu", P->Cpu);
       F.addFnAttr("target-features", P->TM->getTargetFeatureString());
     }
+
+  // The dumps of the optimized module and of the assembly need the real
+  // pipeline to run: they bypass the cache.
+  bool UseCache = P->Cache.enabled() && Emit.LLVMOptimized.empty() &&
+                  Emit.Asm.empty();
+  std::string Key;
+  std::unique_ptr<MemoryBuffer> Object;
+  if (UseCache) {
+    Key = CompileCache::key(
+        *M, (Twine("O") + Twine(OptLevel) + " " + P->Triple + " " + P->Cpu +
+             " " + P->TM->getTargetFeatureString() + " LLVM " +
+             LLVM_VERSION_STRING + " pipeline " + Twine(PipelineVersion))
+                .str());
+    Object = P->Cache.lookup(Key);
+  }
+
+  auto Link = [&](std::unique_ptr<MemoryBuffer> Obj) -> Expected<CompiledCode> {
+    auto LinkStart = std::chrono::steady_clock::now();
+    auto &ES = P->J->getExecutionSession();
+    auto JD = ES.createJITDylib("graphjit.fn" + std::to_string(P->Counter++));
+    if (!JD)
+      return JD.takeError();
+    JD->addToLinkOrder(P->J->getMainJITDylib());
+    if (Error E = P->J->addObjectFile(*JD, std::move(Obj))) {
+      consumeError(ES.removeJITDylib(*JD));
+      return E;
+    }
+    auto Sym = P->J->lookup(*JD, Entry);
+    if (!Sym) {
+      consumeError(ES.removeJITDylib(*JD));
+      return Sym.takeError();
+    }
+    CompiledCode Code{Sym->toPtr<void *>(), &*JD, nullptr};
+    if (Profile) {
+      auto Desc = P->J->lookup(*JD, (Entry + ".gj_profile").str());
+      if (!Desc) {
+        consumeError(ES.removeJITDylib(*JD));
+        return Desc.takeError();
+      }
+      Code.Profile = Desc->toPtr<const gj_profile_desc *>();
+    }
+    Times.Link = secondsSince(LinkStart);
+    return Code;
+  };
+
+  if (Object) {
+    Expected<CompiledCode> Code = Link(std::move(Object));
+    if (Code) {
+      Times.Cached = true;
+      return Code;
+    }
+    // An entry that does not link (another LLVM wrote it, say): compile
+    // afresh and replace it.
+    consumeError(Code.takeError());
+    P->Cache.remove(Key);
+  }
+
   optimize(*M, *P->TM, OptLevel);
   Times.Optimize = secondsSince(Start);
 
@@ -167,27 +247,42 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
   }
 
   Start = std::chrono::steady_clock::now();
-  auto &ES = P->J->getExecutionSession();
-  auto JD = ES.createJITDylib("graphjit.fn" + std::to_string(P->Counter++));
-  if (!JD)
-    return JD.takeError();
-  JD->addToLinkOrder(P->J->getMainJITDylib());
-  if (Error E = P->J->addIRModule(
-          *JD, orc::ThreadSafeModule(std::move(M), std::move(Ctx))))
-    return E;
-  auto Sym = P->J->lookup(*JD, Entry);
-  if (!Sym) {
-    consumeError(ES.removeJITDylib(*JD));
-    return Sym.takeError();
-  }
+  orc::SimpleCompiler Compiler(*P->TM);
+  auto Obj = Compiler(*M);
+  if (!Obj)
+    return Obj.takeError();
   Times.Codegen = secondsSince(Start);
-  return CompiledCode{Sym->toPtr<void *>(), &*JD};
+  if (UseCache)
+    if (Error E = P->Cache.store(Key, **Obj))
+      errs() << "graphjit: warning: " << toString(std::move(E)) << "\n";
+  return Link(std::move(*Obj));
+}
+
+void JitEngine::setCacheDirectory(std::string Dir) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  P->Cache = CompileCache(std::move(Dir));
+}
+
+std::string JitEngine::cacheDirectory() const {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  return P->Cache.directory();
 }
 
 void JitEngine::release(CompiledCode &Code) {
   if (!Code.Dylib)
     return;
   std::lock_guard<std::mutex> Guard(P->Lock);
+  // Another function's descriptor may land at the same address later.
+  if (Code.Profile)
+    ProfileRuntime::forget(*Code.Profile);
   consumeError(P->J->getExecutionSession().removeJITDylib(*Code.Dylib));
   Code = CompiledCode();
+}
+
+Error graphjit::setCompileCacheDirectory(std::string Dir) {
+  Expected<JitEngine &> Engine = JitEngine::get();
+  if (!Engine)
+    return Engine.takeError();
+  Engine->setCacheDirectory(std::move(Dir));
+  return Error::success();
 }

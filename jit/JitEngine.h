@@ -2,9 +2,10 @@
 //
 // One process-wide LLJIT configured for the host CPU (its name and
 // features), so that the vectorizer sees the real vector width. compile()
-// runs the O0-O3 pipeline with the host TargetMachine, hands the module to
-// ORC in a JITDylib of its own (removed again by release()), and looks the
-// driver up, which generates and links the machine code. Runtime and BLAS
+// runs the O0-O3 pipeline with the host TargetMachine, generates an object
+// file (or finds it in the compile cache, CompileCache.h), links it into
+// a JITDylib of its own (removed again by release()) and looks the driver
+// up. Runtime and BLAS
 // symbols are resolved explicitly; libm and OpenBLAS come from the process.
 // Safe to call from several threads.
 //
@@ -13,6 +14,7 @@
 #define GRAPHJIT_JIT_JITENGINE_H
 
 #include "graphjit/Function.h"
+#include "runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -30,6 +32,8 @@ namespace graphjit {
 struct CompiledCode {
   void *Driver = nullptr;
   llvm::orc::JITDylib *Dylib = nullptr;
+  /// The driver's profile descriptor when compiled with Profile, else null.
+  const gj_profile_desc *Profile = nullptr;
 };
 
 class JitEngine {
@@ -43,11 +47,18 @@ public:
   llvm::StringRef cpuName() const;
 
   /// Optimizes M at OptLevel (0-3), writes what Emit asks for, and compiles
-  /// it. Entry is the function whose address is returned.
+  /// it. Entry is the function whose address is returned. With Profile,
+  /// the Applies marked in M are instrumented first (passes/), after the
+  /// -emit-llvm dump, which stays the module as lowered.
   llvm::Expected<CompiledCode>
   compile(std::unique_ptr<llvm::Module> M,
           std::unique_ptr<llvm::LLVMContext> Ctx, llvm::StringRef Entry,
-          unsigned OptLevel, const EmitOptions &Emit, CompileTimes &Times);
+          unsigned OptLevel, const EmitOptions &Emit, CompileTimes &Times,
+          bool Profile = false);
+  /// Where compiled objects are kept (CompileCache.h); empty: nowhere.
+  void setCacheDirectory(std::string Dir);
+  std::string cacheDirectory() const;
+
   /// Frees the code of a compiled module.
   void release(CompiledCode &Code);
 

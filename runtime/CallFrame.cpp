@@ -1,19 +1,32 @@
 //===- CallFrame.cpp - The runtime's side of one JIT call ----------------===//
 
 #include "runtime/CallFrame.h"
-#include "link/NodeRunner.h"
+#include "link/FunctionProfiler.h"
 #include <cstring>
 
 using namespace graphjit;
 
 CallFrame::CallFrame(std::vector<NDArray> &Values,
-                     llvm::ArrayRef<Apply *> Nodes, const ExecContext &Ctx)
-    : Slots(Values.size()), Values(Values), Nodes(Nodes), Ctx(Ctx) {
+                     llvm::ArrayRef<Apply *> Nodes, NodeRunner &Runner)
+    : Slots(Values.size()), Values(Values), Nodes(Nodes), Runner(Runner) {
   Abi.slots = Slots.data();
   Abi.impl = this;
   for (unsigned V = 0; V < Values.size(); ++V)
     if (!Values[V].isNull())
       syncSlot(V);
+}
+
+void CallFrame::begin(const ExecContext &C, llvm::ArrayRef<unsigned> Vars) {
+  Ctx = &C;
+  Error.clear();
+  for (unsigned V : Vars)
+    syncSlot(V);
+}
+
+void CallFrame::end(llvm::ArrayRef<unsigned> Vars) {
+  for (unsigned V : Vars)
+    Slots[V].data = nullptr;
+  Ctx = nullptr;
 }
 
 void CallFrame::syncSlot(unsigned Var) {
@@ -39,27 +52,32 @@ int32_t CallFrame::fail(llvm::Error E) {
 
 int32_t CallFrame::runNode(int32_t Id, int Step) {
   const Apply &N = *Nodes[Id];
-  if (llvm::Error E = graphjit::runNode(N, NodeStep(Step), Values, Ctx))
+  if (llvm::Error E = Runner.run(N, NodeStep(Step), Values, *Ctx))
     return fail(std::move(E));
   for (const Variable *Out : N.outputs())
     syncSlot(Out->id());
+  if (Profiler && Profiler->wantsTensors())
+    recordTensors(N);
   return 0;
 }
 
-int32_t CallFrame::compute(int32_t Id) {
-  const Apply &N = *Nodes[Id];
-  std::vector<NDArray> In, Out;
+void CallFrame::recordTensors(const Apply &N) {
+  llvm::SmallVector<NDArray, 4> In, Out;
   for (const Variable *V : N.inputs())
     In.push_back(Values[V->id()]);
   for (const Variable *V : N.outputs())
     Out.push_back(Values[V->id()]);
-  if (llvm::Error E = N.op().compute(In, Out, Ctx))
-    return fail(nodeError(N, Values, llvm::toString(std::move(E))));
+  Profiler->recordTensors(N, In, Out);
+}
+
+int32_t CallFrame::compute(int32_t Id) {
+  if (llvm::Error E = Runner.compute(*Nodes[Id], Values, *Ctx))
+    return fail(std::move(E));
   return 0;
 }
 
 void CallFrame::release(int32_t Var) {
-  Values[Var] = NDArray();
+  Values[Var].dropBuffer(); // Frees the buffer, keeps the shape's capacity.
   Slots[Var].data = nullptr;
 }
 

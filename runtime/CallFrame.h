@@ -5,26 +5,40 @@
 // JIT code reads (their data pointers, shapes and strides), and the first
 // error. The gj_* entry points of RuntimeABI.h work on it.
 //
+// A frame lives as long as the CallState that owns it and serves one call
+// at a time: begin() starts a call, end() drops what the call left.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_RUNTIME_CALLFRAME_H
 #define GRAPHJIT_RUNTIME_CALLFRAME_H
 
 #include "graphjit/Graph.h"
+#include "link/NodeRunner.h"
 #include "runtime/RuntimeABI.h"
 #include <string>
 #include <vector>
 
 namespace graphjit {
 
+class FunctionProfiler;
+
 class CallFrame {
 public:
+  /// Values: the call's values by Variable id (sized already); Nodes: the
+  /// Applies by id; Runner runs them outside JIT code.
   CallFrame(std::vector<NDArray> &Values, llvm::ArrayRef<Apply *> Nodes,
-            const ExecContext &Ctx);
+            NodeRunner &Runner);
 
   gj_frame *abi() { return &Abi; }
   static CallFrame &of(gj_frame *F) {
     return *static_cast<CallFrame *>(F->impl);
   }
+
+  /// Starts a call: Vars are the variables whose values the caller has just
+  /// set (the others' slots are filled as nodes make them).
+  void begin(const ExecContext &Ctx, llvm::ArrayRef<unsigned> Vars);
+  /// Forgets the data pointers of Vars once the call is over.
+  void end(llvm::ArrayRef<unsigned> Vars);
 
   /// Copies Values[Var]'s descriptor into its slot.
   void syncSlot(unsigned Var);
@@ -35,14 +49,19 @@ public:
 
   /// The error of a failed call, in the linkers' common wording.
   std::string Error;
+  /// Set while the function is profiled: Applies record the tensors they
+  /// see when it asks.
+  FunctionProfiler *Profiler = nullptr;
 
 private:
   gj_frame Abi;
   std::vector<gj_slot> Slots;
   std::vector<NDArray> &Values;
   llvm::ArrayRef<Apply *> Nodes;
-  const ExecContext &Ctx;
+  NodeRunner &Runner;
+  const ExecContext *Ctx = nullptr;
   int32_t fail(llvm::Error E);
+  void recordTensors(const Apply &N);
 };
 
 } // namespace graphjit

@@ -9,6 +9,11 @@
  * reference perform (gj_perform, the "Py" path). A non-zero result is an
  * error the runtime has already recorded; the driver returns it at once.
  *
+ * Profiling (version 2): the instrumentation pass (passes/InstrumentApplies)
+ * makes an instrumented function call gj_profile_enter on entry, add each
+ * Apply's clock ticks and one call into the calling thread's counters, and
+ * call gj_profile_exit before every return; docs/instrumentation.md.
+ *
  * Versioned: a change to these declarations bumps GRAPHJIT_RUNTIME_ABI_VERSION.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHJIT_RUNTIME_ABI_H
@@ -16,7 +21,7 @@
 
 #include <stdint.h>
 
-#define GRAPHJIT_RUNTIME_ABI_VERSION 1
+#define GRAPHJIT_RUNTIME_ABI_VERSION 2
 /* The largest rank a lowered Apply handles; larger ones take the Py path. */
 #define GJ_MAX_RANK 8
 
@@ -50,6 +55,51 @@ int32_t gj_compute(gj_frame *frame, int32_t node);
 void gj_release(gj_frame *frame, int32_t var);
 /* The ABI version the runtime implements. */
 int32_t gj_runtime_abi_version(void);
+
+/*--- Profiling (ABI version 2) -------------------------------------------*/
+
+/* One Apply's totals in one thread: clock ticks (the unit is the
+ * descriptor's clock) and calls. JIT code updates them with plain loads and
+ * stores; only the owning thread writes them. */
+typedef struct gj_apply_counter {
+  uint64_t ticks;
+  uint64_t calls;
+} gj_apply_counter;
+
+/* One marked Apply, from its !graphjit.apply metadata. */
+typedef struct gj_profile_apply {
+  int32_t id;
+  const char *name;
+  const char *loc;
+  const char *kind;
+} gj_profile_apply;
+
+/* The clock an instrumented function reads. */
+#define GJ_PROFILE_CLOCK_TSC 0  /* llvm.readcyclecounter ticks */
+#define GJ_PROFILE_CLOCK_CALL 1 /* gj_profile_now() nanoseconds */
+/* Apply ids must be below this (the counter block is indexed by id). */
+#define GJ_PROFILE_MAX_APPLIES (1 << 20)
+
+/* What the pass emits for each instrumented function F, as the constant
+ * `F.gj_profile` with external linkage. */
+typedef struct gj_profile_desc {
+  uint32_t abi_version;  /* GRAPHJIT_RUNTIME_ABI_VERSION (2) */
+  uint32_t num_counters; /* max Apply id + 1 */
+  const char *function;  /* the instrumented LLVM function */
+  uint32_t num_applies;  /* the marked Applies, by increasing id */
+  const gj_profile_apply *applies;
+  uint32_t clock;        /* GJ_PROFILE_CLOCK_TSC or GJ_PROFILE_CLOCK_CALL */
+} gj_profile_desc;
+
+/* The calling thread's counters for desc, num_counters of them indexed by
+ * Apply id (registered on first use; never null). */
+gj_apply_counter *gj_profile_enter(const gj_profile_desc *desc);
+/* End of one call of desc's function: driver_ticks is the whole call's
+ * time, in desc's clock. counters is what gj_profile_enter returned. */
+void gj_profile_exit(const gj_profile_desc *desc, gj_apply_counter *counters,
+                     uint64_t driver_ticks);
+/* The fallback clock (GJ_PROFILE_CLOCK_CALL): CLOCK_MONOTONIC_RAW in ns. */
+uint64_t gj_profile_now(void);
 
 #ifdef __cplusplus
 }

@@ -13,3 +13,6 @@ run "$ex/logistic_regression.graph" -function=train -dim=n=400 -calls=10 -print-
 run "$ex/logistic_regression.graph" -function=predict -dim=n=4
 run "$ex/mlp.graph" -function=train -dim=n=128 -calls=3 -print-elements=4
 run "$ex/mlp.graph" -function=predict -dim=n=8
+
+# Where the time goes: Theano's profile, per Class, Op and Apply.
+run "$ex/logistic_regression.graph" -function=train -dim=n=400 -calls=100 -profile -profiling__n_apply=8

@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Flags.h"
 #include "graphjit/Function.h"
+#include "graphjit/ProfileStats.h"
 #include "graphjit/Npy.h"
 #include "graphjit/OpRegistry.h"
 #include "graphjit/Parser.h"
@@ -69,6 +71,50 @@ static cl::opt<std::string> EmitAsm("emit-asm",
                                     cl::desc("Write the host assembly"),
                                     cl::value_desc("file.s"),
                                     cl::cat(Category));
+static cl::opt<std::string> JitLLVM(
+    "jit-llvm",
+    cl::desc("JIT-compile this IR instead of lowering the function: what "
+             "-emit-llvm wrote for it, e.g. instrumented by opt-19"),
+    cl::value_desc("file.ll"), cl::cat(Category));
+static cl::opt<std::string> CacheDir(
+    "cache-dir",
+    cl::desc("Keep compiled objects in this directory; empty: no cache "
+             "(default: $GRAPHJIT_CACHE_DIR, else ~/.cache/graphjit)"),
+    cl::value_desc("dir"), cl::cat(Category));
+// Profiling: the options share their names with GRAPHJIT_FLAGS, which
+// gives their defaults (graphjit/Flags.h).
+static cl::OptionCategory ProfileCategory("Profiling options");
+static cl::opt<bool> ProfileOpt(
+    "profile",
+    cl::desc("Profile the function and print Theano's report after the "
+             "calls"),
+    cl::cat(ProfileCategory));
+static cl::opt<std::string> ProfileJSON(
+    "profile-json",
+    cl::desc("Also write the raw profile as JSON (docs/profile-json.md)"),
+    cl::value_desc("file.json"), cl::cat(ProfileCategory));
+static cl::opt<unsigned>
+    NApply("profiling__n_apply",
+           cl::desc("Rows of the Apply table (default 20)"),
+           cl::cat(ProfileCategory));
+static cl::opt<unsigned>
+    NOps("profiling__n_ops",
+         cl::desc("Rows of the Class and Ops tables (default 20)"),
+         cl::cat(ProfileCategory));
+static cl::opt<std::string> Destination(
+    "profiling__destination",
+    cl::desc("Where the report goes: stdout (default here), stderr or a "
+             "file"),
+    cl::cat(ProfileCategory));
+static cl::opt<bool> ProfileDebugPrint(
+    "profiling__debugprint",
+    cl::desc("Print the function's graph before its profile"),
+    cl::cat(ProfileCategory));
+static cl::opt<bool> IgnoreFirstCall(
+    "profiling__ignore_first_call",
+    cl::desc("Leave the first call out of the profile"),
+    cl::cat(ProfileCategory));
+
 static cl::opt<bool>
     PrintCompileTime("print-compile-time",
                      cl::desc("Print how long each compilation step took"),
@@ -241,6 +287,41 @@ static Error writeOutputs(const FunctionGraph &F,
   return Error::success();
 }
 
+// Prints the report where the flags say and writes the JSON if asked.
+static Error reportProfile(const ProfileStats &Stats, const FunctionGraph &F,
+                           const Flags &PF) {
+  SummaryOptions SO;
+  SO.NApply = PF.ProfilingNApply;
+  SO.NOps = PF.ProfilingNOps;
+  auto Print = [&](raw_ostream &OS) {
+    if (PF.ProfilingDebugprint)
+      debugPrint(F, OS);
+    if (ProfileOpt)
+      Stats.summary(OS, SO);
+  };
+  if (PF.ProfilingDestination == "stdout") {
+    Print(outs());
+  } else if (PF.ProfilingDestination == "stderr") {
+    Print(errs());
+  } else {
+    std::error_code EC;
+    raw_fd_ostream OS(PF.ProfilingDestination, EC, sys::fs::OF_Text);
+    if (EC)
+      return createStringError("cannot write the profile to '" +
+                               PF.ProfilingDestination + "': " + EC.message());
+    Print(OS);
+  }
+  if (ProfileJSON.empty())
+    return Error::success();
+  std::error_code EC;
+  raw_fd_ostream OS(ProfileJSON, EC, sys::fs::OF_Text);
+  if (EC)
+    return createStringError("cannot write '" + ProfileJSON +
+                             "': " + EC.message());
+  writeProfileJSON(OS, Stats.profile());
+  return Error::success();
+}
+
 static int run() {
   if (ListOps) {
     for (const std::string &Name : OpRegistry::get().names())
@@ -288,10 +369,42 @@ static int run() {
   Opts.AllowGC = AllowGC;
   Opts.OptLevel = OptLevel;
   Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm};
+  Opts.LLVMInput = JitLLVM;
+  if (Opts.Linker == LinkerKind::Py && !JitLLVM.empty())
+    return fail("-jit-llvm needs a JIT linker (c|py or c), not py");
   if (Opts.Linker == LinkerKind::Py &&
       !(EmitLLVM.empty() && EmitLLVMOptimized.empty() && EmitAsm.empty()))
     return fail("-emit-llvm, -emit-llvm-optimized and -emit-asm need a JIT "
                 "linker (c|py or c), not py");
+  // GRAPHJIT_FLAGS first, then the options of the same names.
+  Expected<const Flags &> EnvFlags = processFlags();
+  if (!EnvFlags)
+    return fail(EnvFlags.takeError());
+  Flags PF = *EnvFlags;
+  if (NApply.getNumOccurrences())
+    PF.ProfilingNApply = NApply;
+  if (NOps.getNumOccurrences())
+    PF.ProfilingNOps = NOps;
+  if (ProfileDebugPrint.getNumOccurrences())
+    PF.ProfilingDebugprint = ProfileDebugPrint;
+  if (IgnoreFirstCall.getNumOccurrences())
+    PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
+  std::shared_ptr<ProfileStats> Stats;
+  if (ProfileOpt || !ProfileJSON.empty()) {
+    Stats = std::make_shared<ProfileStats>();
+    Opts.ProfileInto = Stats;
+  }
+  if (Destination.getNumOccurrences())
+    PF.ProfilingDestination = Destination;
+  else if (Stats && !std::getenv("GRAPHJIT_FLAGS"))
+    PF.ProfilingDestination = "stdout";
+  // Functions the library profiles on its own (GRAPHJIT_FLAGS=profile=True
+  // without -profile) see the same settings.
+  setProcessFlags(PF);
+
+  if (CacheDir.getNumOccurrences() && Opts.Linker != LinkerKind::Py)
+    if (Error E = setCompileCacheDirectory(CacheDir))
+      return fail(std::move(E));
   Expected<std::unique_ptr<Function>> Fn = Function::compile(*F, Opts);
   if (!Fn)
     return fail(Fn.takeError());
@@ -311,8 +424,10 @@ static int run() {
     for (unsigned I = 0; I < F->numApplies(); ++I)
       Compiled += (*Fn)->isCompiled(I);
     outs() << format("  compile time %.6fs: rewrite %.6fs, lower %.6fs, "
-                     "optimize %.6fs, codegen and link %.6fs\n",
-                     T.total(), T.Rewrite, T.Lower, T.Optimize, T.Codegen);
+                     "optimize %.6fs, codegen %.6fs, link %.6fs%s\n",
+                     T.total(), T.Rewrite, T.Lower, T.Optimize, T.Codegen,
+                     T.Link, T.Cached ? " (object from the compile cache)"
+                                      : "");
     outs() << "  " << Compiled << " of " << F->numApplies()
            << " Apply nodes run JIT code (C), the others perform (Py)\n";
   }
@@ -324,17 +439,21 @@ static int run() {
   if (!OutputDir.empty())
     if (Error E = writeOutputs(*F, Results))
       return fail(std::move(E));
+  if (Stats)
+    if (Error E = reportProfile(*Stats, *F, PF))
+      return fail(std::move(E));
   return 0;
 }
 
 int main(int argc, char **argv) {
-  cl::HideUnrelatedOptions(Category);
+  cl::HideUnrelatedOptions({&Category, &ProfileCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "graphjit: compile and run a function of a .graph file\n\n"
       "  graphjit FILE.graph [-function=NAME] [-dim=n=400]... [-calls=N]\n"
       "           [-input=x=a.npy]... [-output-dir=DIR] [-seed=S]\n"
       "           [-linker=py|c|py|c] [-O=0..3] [-emit-llvm=FILE]\n"
-      "           [-emit-llvm-optimized=FILE] [-emit-asm=FILE] [-print-graph]\n");
+      "           [-emit-llvm-optimized=FILE] [-emit-asm=FILE] [-print-graph]\n"
+      "           [-profile] [-profile-json=FILE]\n");
   return run();
 }

@@ -61,7 +61,10 @@ public:
 private:
   GraphModule &M;
   FunctionGraph *F;
-  llvm::Error settleLiterals(llvm::ArrayRef<Variable *> Inputs);
+  /// Gives Inputs' unsettled literals their dtype. The first NumConditions
+  /// inputs (switch's condition) neither give nor take the values' dtype.
+  llvm::Error settleLiterals(llvm::ArrayRef<Variable *> Inputs,
+                             unsigned NumConditions);
 };
 
 /// The dtype a weak number literal takes among operands of dtype Others:

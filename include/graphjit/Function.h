@@ -8,6 +8,12 @@
 // applies the shared-variable updates, all computed from the values before
 // the call.
 //
+// A call's fixed costs are paid once, when the function is compiled: what
+// to check and bind is planned then (lib/link/CallPlan.h), and a call
+// reuses the working memory of the previous one. A Function may be called
+// from several threads at once (each concurrent call gets its own working
+// memory); calls that update shared variables should not overlap.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_FUNCTION_H
 #define GRAPHJIT_FUNCTION_H
@@ -15,10 +21,17 @@
 #include "graphjit/Graph.h"
 #include "graphjit/NDArray.h"
 #include "llvm/Support/Error.h"
+#include <atomic>
 #include <memory>
 #include <vector>
 
 namespace graphjit {
+
+struct CallPlan;
+struct CallState;
+class ProfileStats;
+class FunctionProfiler;
+struct CompiledCode;
 
 enum class LinkerKind { Py, CPy, C };
 
@@ -38,8 +51,11 @@ struct CompileTimes {
   double Rewrite = 0;  ///< The graph optimizer (none yet).
   double Lower = 0;    ///< FunctionGraph -> LLVM IR.
   double Optimize = 0; ///< The LLVM optimization pipeline.
-  double Codegen = 0;  ///< Machine code generation and JIT linking.
-  double total() const { return Rewrite + Lower + Optimize + Codegen; }
+  double Codegen = 0;  ///< Machine code generation (an object file).
+  double Link = 0;     ///< JIT linking of the object, cached or not.
+  /// The object came from the compile cache: no optimization, no codegen.
+  bool Cached = false;
+  double total() const { return Rewrite + Lower + Optimize + Codegen + Link; }
 };
 
 struct CompileOptions {
@@ -49,7 +65,23 @@ struct CompileOptions {
   /// The LLVM optimization level, 0 to 3.
   unsigned OptLevel = 2;
   EmitOptions Emit;
+  /// JIT-compile this IR file instead of the lowered module: what
+  /// -emit-llvm wrote for this function, perhaps transformed since (e.g.
+  /// by opt-19 with the instrumentation plugin). Its Apply markings must
+  /// match the function's.
+  std::string LLVMInput;
+  /// Time every Apply (the instrumentation pass on JIT code, the clock
+  /// around perform for py) and report into ProfileInto, or into a
+  /// ProfileStats of the function's own when that is null.
+  /// GRAPHJIT_FLAGS=profile=True turns it on for every function.
+  bool Profile = false;
+  std::shared_ptr<ProfileStats> ProfileInto;
 };
+
+/// Where the JIT keeps compiled objects between runs (the compile cache;
+/// default $GRAPHJIT_CACHE_DIR, else ~/.cache/graphjit); empty: no cache.
+/// Applies to functions compiled from then on.
+llvm::Error setCompileCacheDirectory(std::string Dir);
 
 /// The order in which a function's Applies run, and when each variable
 /// dies: the input of the linkers and, later, of the memory profile.
@@ -73,6 +105,7 @@ public:
   /// outputs in the order of the function's header. On error nothing is
   /// updated and the function can be called again. Given holds sizes of
   /// symbolic dims that no input determines (used by reshape and alloc).
+  /// Thread-safe.
   llvm::Expected<std::vector<NDArray>> call(llvm::ArrayRef<NDArray> Inputs,
                                             const DimBindings &Given = {});
 
@@ -82,6 +115,9 @@ public:
   bool isCompiled(unsigned ApplyId) const;
   const CompileOptions &options() const { return Opts; }
   const Schedule &schedule() const { return Sched; }
+  /// Where this function reports its profile (Theano's f.profile), or null
+  /// when it is not profiled: `F->profile()->summary(llvm::outs())`.
+  ProfileStats *profile() const { return Stats.get(); }
 
   /// Checks the inputs against the function's input types and returns the
   /// sizes of the symbolic dims: those in Given, and those the inputs bind
@@ -93,7 +129,11 @@ private:
   struct JitCode;
   Function(FunctionGraph &F, const CompileOptions &Opts);
   llvm::Error jitCompile();
-  llvm::Error runNodes(std::vector<NDArray> &Values, const ExecContext &Ctx);
+  llvm::Expected<std::vector<NDArray>> callIn(CallState &S,
+                                              llvm::ArrayRef<NDArray> Inputs,
+                                              const DimBindings &Given);
+  llvm::Error runNodes(CallState &S, const ExecContext &Ctx);
+  llvm::Error startProfiling(const CompiledCode *Code);
 
   FunctionGraph &Graph;
   CompileOptions Opts;
@@ -101,6 +141,14 @@ private:
   CompileTimes Times;
   std::vector<Apply *> ById; ///< Applies by id.
   std::unique_ptr<JitCode> Jit; ///< Null for the py linker.
+  std::unique_ptr<const CallPlan> Plan;
+  /// The working memory of the last call, for the next one to take (null
+  /// while a call has it; concurrent calls make their own).
+  std::atomic<CallState *> SpareState{nullptr};
+  /// Profiling (null when off): this function's numbers, and where they go.
+  std::unique_ptr<FunctionProfiler> Profiler;
+  std::shared_ptr<ProfileStats> Stats;
+  unsigned StatsHandle = 0;
 };
 
 } // namespace graphjit

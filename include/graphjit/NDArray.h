@@ -3,7 +3,9 @@
 // An NDArray is NumPy's ndarray in C++: a dtype, a shape, byte strides and a
 // pointer into a reference-counted buffer. Views (transpose, slices,
 // broadcasts) share the buffer and have their own strides; a stride of 0
-// repeats an element. Arrays are created C-contiguous and zero-filled.
+// repeats an element. Arrays are created C-contiguous, zero-filled by
+// create() and zeros(), uninitialised by empty() (for outputs that are
+// written in full before anything reads them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_NDARRAY_H
@@ -18,10 +20,12 @@
 
 namespace graphjit {
 
-/// Memory owned by one or more arrays. 64-byte aligned, zero-filled.
+/// Memory owned by one or more arrays. 64-byte aligned; zero-filled unless
+/// made with Uninitialized.
 class Buffer {
 public:
-  explicit Buffer(size_t Bytes);
+  enum InitKind { Zeroed, Uninitialized };
+  explicit Buffer(size_t Bytes, InitKind Init = Zeroed);
   /// Wraps caller-owned memory without taking ownership.
   Buffer(void *External, size_t Bytes) : Data(External), Bytes(Bytes) {}
   ~Buffer();
@@ -45,6 +49,13 @@ public:
   static llvm::Expected<NDArray> create(DType T, const Shape &S);
   /// As create(), for shapes already known to fit (asserts otherwise).
   static NDArray zeros(DType T, const Shape &S);
+  /// As create(), but the elements are uninitialised: for outputs that are
+  /// written in full before anything reads them.
+  static llvm::Expected<NDArray> empty(DType T, const Shape &S);
+  /// As empty(), into Out, reusing the storage of Out's shape and strides:
+  /// the only allocation is the buffer's. Out is unchanged on error.
+  static llvm::Error emptyInto(NDArray &Out, DType T,
+                               llvm::ArrayRef<int64_t> S);
   /// A 0-d array holding V converted to T.
   static NDArray scalar(DType T, double V);
   /// Wraps caller-owned memory; the caller keeps it alive.
@@ -52,6 +63,28 @@ public:
                       const Shape &ByteStrides);
 
   bool isNull() const { return !Store; }
+  /// Makes this array null, dropping its reference to the buffer, but
+  /// leaves its shape and strides as they were, so that copying, borrowing
+  /// or allocating into it later allocates nothing and rarely resizes: for
+  /// arrays reused across calls. Only isNull() is meaningful until then.
+  void dropBuffer() {
+    Store.reset();
+    Ptr = nullptr;
+  }
+  /// Makes this a non-owning copy of Owner: the same memory, shape and
+  /// strides, but no reference to the buffer, so that copying it touches no
+  /// reference count. Valid only while Owner's buffer lives: for the
+  /// arrays handed to an op during one call (lib/link/NodeRunner.h). Copies
+  /// and views of a borrowed array borrow too.
+  void borrow(const NDArray &Owner);
+  /// Whether this array borrows its buffer (see borrow()).
+  bool isBorrowed() const { return Store && Store.use_count() == 0; }
+  /// If this array borrows the buffer that Owner holds, shares Owner's
+  /// ownership of it instead.
+  void reown(const NDArray &Owner) {
+    if (isBorrowed() && Store == Owner.Store)
+      Store = Owner.Store;
+  }
   DType dtype() const { return Dtype; }
   unsigned rank() const { return Dims.size(); }
   const Shape &shape() const { return Dims; }
@@ -94,6 +127,10 @@ public:
   std::string str(int64_t MaxElements = 20) const;
 
 private:
+  /// Makes this a new C-contiguous array; on error, leaves it unchanged.
+  llvm::Error allocate(DType T, llvm::ArrayRef<int64_t> S,
+                       Buffer::InitKind Init);
+
   std::shared_ptr<Buffer> Store;
   char *Ptr = nullptr;
   DType Dtype = DType::F64;

@@ -94,15 +94,19 @@ Expected<Variable *> FunctionBuilder::shared(llvm::StringRef Name,
   return F->addSharedRead(S, std::move(Loc));
 }
 
-Error FunctionBuilder::settleLiterals(llvm::ArrayRef<Variable *> Inputs) {
+Error FunctionBuilder::settleLiterals(llvm::ArrayRef<Variable *> Inputs,
+                                     unsigned NumConditions) {
   std::vector<DType> Others;
-  for (Variable *V : Inputs)
+  for (Variable *V : Inputs.drop_front(NumConditions))
     if (!V->isWeakLiteral())
       Others.push_back(V->type().Dtype);
-  for (Variable *V : Inputs) {
+  for (unsigned I = 0; I < Inputs.size(); ++I) {
+    Variable *V = Inputs[I];
     if (!V->isWeakLiteral() || V->isSettledLiteral())
       continue;
-    DType T = literalDType(V->isFloatLiteral(), Others);
+    DType T = literalDType(V->isFloatLiteral(),
+                           I < NumConditions ? llvm::ArrayRef<DType>()
+                                             : llvm::ArrayRef(Others));
     if (Error E = checkLiteralFits(V, T))
       return E;
     F->retypeLiteral(V, T);
@@ -120,7 +124,10 @@ FunctionBuilder::applyMulti(llvm::StringRef OpName,
     return TheOp.takeError();
   // A literal already settled by another Apply keeps its dtype; literals
   // written in the source are used once, so this only matters for the API.
-  if (Error E = settleLiterals(Inputs))
+  // np.where(c, a, 1) has a's dtype whatever c's: a condition is not one
+  // of the values a literal joins.
+  unsigned NumConditions = OpName == "switch" ? 1 : 0;
+  if (Error E = settleLiterals(Inputs, NumConditions))
     return E;
   std::vector<TensorType> InTypes;
   for (Variable *V : Inputs)

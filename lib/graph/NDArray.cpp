@@ -1,6 +1,7 @@
 //===- NDArray.cpp - Strided n-dimensional arrays ------------------------===//
 
 #include "graphjit/NDArray.h"
+#include "BufferCache.h"
 #include "graphjit/Op.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,30 +11,44 @@
 #include <cstring>
 
 using namespace graphjit;
+using llvm::Error;
 using llvm::Expected;
 
-static constexpr size_t Alignment = 64;
-
-Buffer::Buffer(size_t Bytes) : Bytes(Bytes), Owned(true) {
-  // Round up: aligned_alloc wants a multiple of the alignment, and a zero
-  // size still gets a unique pointer.
-  size_t Rounded = (Bytes + Alignment - 1) / Alignment * Alignment;
-  if (Rounded == 0)
-    Rounded = Alignment;
-  Data = std::aligned_alloc(Alignment, Rounded);
-  if (!Data)
-    llvm::report_fatal_error("graphjit: out of memory allocating " +
-                             llvm::Twine(Bytes) + " bytes");
-  std::memset(Data, 0, Rounded);
+Buffer::Buffer(size_t Bytes, InitKind Init) : Bytes(Bytes), Owned(true) {
+  Data = allocateBufferMemory(Bytes);
+  if (Init == Zeroed)
+    std::memset(Data, 0, bufferCapacity(Bytes));
 }
 
 Buffer::~Buffer() {
   if (Owned)
-    std::free(Data);
+    freeBufferMemory(Data, Bytes);
 }
 
-Shape graphjit::contiguousStrides(const Shape &S, size_t ElementSize) {
-  Shape Strides(S.size());
+namespace {
+/// Takes the control blocks of new buffers from the buffer cache too:
+/// arrays are made and dropped at the rate of calls.
+template <typename T> struct CachedAllocator {
+  using value_type = T;
+  CachedAllocator() = default;
+  template <typename U> CachedAllocator(const CachedAllocator<U> &) {}
+  T *allocate(size_t N) {
+    return static_cast<T *>(allocateBufferMemory(N * sizeof(T)));
+  }
+  void deallocate(T *P, size_t N) { freeBufferMemory(P, N * sizeof(T)); }
+  template <typename U> bool operator==(const CachedAllocator<U> &) const {
+    return true;
+  }
+  template <typename U> bool operator!=(const CachedAllocator<U> &) const {
+    return false;
+  }
+};
+} // namespace
+
+// C-order byte strides for S, into Strides (resized).
+static void fillContiguousStrides(Shape &Strides, llvm::ArrayRef<int64_t> S,
+                                  size_t ElementSize) {
+  Strides.resize(S.size());
   int64_t Step = ElementSize;
   for (size_t I = S.size(); I-- > 0;) {
     Strides[I] = Step;
@@ -42,6 +57,11 @@ Shape graphjit::contiguousStrides(const Shape &S, size_t ElementSize) {
     if (__builtin_mul_overflow(Step, std::max<int64_t>(S[I], 1), &Step))
       Step = INT64_MAX;
   }
+}
+
+Shape graphjit::contiguousStrides(const Shape &S, size_t ElementSize) {
+  Shape Strides;
+  fillContiguousStrides(Strides, S, ElementSize);
   return Strides;
 }
 
@@ -67,17 +87,69 @@ Expected<int64_t> graphjit::checkedNumElements(const Shape &S,
   return N;
 }
 
-Expected<NDArray> NDArray::create(DType T, const Shape &S) {
-  Expected<int64_t> N = checkedNumElements(S, dtypeSize(T));
+// The element count of S without allocating: the common case of the
+// checked count, falling back to checkedNumElements() for its errors.
+static Expected<int64_t> numElementsChecked(llvm::ArrayRef<int64_t> S,
+                                            size_t ElementSize) {
+  int64_t N = 1, Bytes;
+  bool Ok = true;
+  for (int64_t D : S)
+    Ok &= D >= 0 && !__builtin_mul_overflow(N, D, &N);
+  if (Ok && !__builtin_mul_overflow(N, int64_t(ElementSize), &Bytes))
+    return N;
+  return checkedNumElements(Shape(S.begin(), S.end()), ElementSize);
+}
+
+Error NDArray::allocate(DType T, llvm::ArrayRef<int64_t> S,
+                       Buffer::InitKind Init) {
+  Expected<int64_t> N = numElementsChecked(S, dtypeSize(T));
   if (!N)
     return N.takeError();
+  Store = std::allocate_shared<Buffer>(CachedAllocator<Buffer>(),
+                                      size_t(*N) * dtypeSize(T), Init);
+  Ptr = static_cast<char *>(Store->data());
+  Dtype = T;
+  // Element by element (emptyInto(A, T, A.shape()) copies onto itself).
+  Dims.resize(S.size());
+  for (unsigned I = 0; I < S.size(); ++I)
+    Dims[I] = S[I];
+  fillContiguousStrides(Steps, Dims, dtypeSize(T));
+  return Error::success();
+}
+
+Expected<NDArray> NDArray::create(DType T, const Shape &S) {
   NDArray A;
-  A.Store = std::make_shared<Buffer>(size_t(*N) * dtypeSize(T));
-  A.Ptr = static_cast<char *>(A.Store->data());
-  A.Dtype = T;
-  A.Dims = S;
-  A.Steps = contiguousStrides(S, dtypeSize(T));
+  if (Error E = A.allocate(T, S, Buffer::Zeroed))
+    return E;
   return A;
+}
+
+Expected<NDArray> NDArray::empty(DType T, const Shape &S) {
+  NDArray A;
+  if (Error E = A.allocate(T, S, Buffer::Uninitialized))
+    return E;
+  return A;
+}
+
+Error NDArray::emptyInto(NDArray &Out, DType T, llvm::ArrayRef<int64_t> S) {
+  return Out.allocate(T, S, Buffer::Uninitialized);
+}
+
+void NDArray::borrow(const NDArray &Owner) {
+  assert(&Owner != this && "an array cannot borrow from itself");
+  // The aliasing constructor with an empty owner: a pointer with no
+  // control block.
+  Store = std::shared_ptr<Buffer>(std::shared_ptr<Buffer>(), Owner.Store.get());
+  Ptr = Owner.Ptr;
+  Dtype = Owner.Dtype;
+  // Element by element: cheaper than vector's memmove for a few dims.
+  unsigned Rank = Owner.Dims.size();
+  Dims.resize(Rank);
+  Steps.resize(Rank);
+  for (unsigned I = 0; I < Rank; ++I) {
+    Dims[I] = Owner.Dims[I];
+    Steps[I] = Owner.Steps[I];
+  }
 }
 
 NDArray NDArray::zeros(DType T, const Shape &S) {
@@ -136,7 +208,8 @@ int64_t NDArray::byteOffsetOf(int64_t Flat) const {
 }
 
 NDArray NDArray::astype(DType T) const {
-  NDArray R = zeros(T, Dims);
+  // Every element is written below.
+  NDArray R = llvm::cantFail(empty(T, Dims));
   int64_t N = numElements();
   dispatchDType(Dtype, [&](auto SrcTag) {
     using S = typename decltype(SrcTag)::type;

@@ -1,11 +1,17 @@
 //===- Function.cpp - Binding inputs, running, applying updates ----------===//
 
 #include "graphjit/Function.h"
+#include "CallPlan.h"
 #include "NodeRunner.h"
+#include "FunctionProfiler.h"
+#include "graphjit/Flags.h"
+#include "graphjit/Printer.h"
+#include "graphjit/ProfileStats.h"
 #include "jit/JitEngine.h"
 #include "lower/ModuleLowering.h"
 #include "lower/ThunkEmitter.h"
 #include "runtime/CallFrame.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <chrono>
@@ -52,12 +58,47 @@ struct Function::JitCode {
 };
 
 Function::Function(FunctionGraph &F, const CompileOptions &Opts)
-    : Graph(F), Opts(Opts), Sched(makeSchedule(F)), ById(F.applies()) {}
+    : Graph(F), Opts(Opts), Sched(makeSchedule(F)), ById(F.applies()),
+      Plan(std::make_unique<CallPlan>(F, Sched)) {}
 
-Function::~Function() = default;
+Function::~Function() {
+  // The final numbers, while the instrumented code's counters exist.
+  if (Stats)
+    Stats->detach(StatsHandle);
+  delete SpareState.load();
+}
+
+// Profiled: report into the stats the options or the flags name, with the
+// instrumented driver's descriptor (JIT) or the interpreter's clock (py).
+Error Function::startProfiling(const CompiledCode *Code) {
+  Expected<const Flags &> F = processFlags();
+  if (!F)
+    return F.takeError();
+  Stats = Opts.ProfileInto;
+  if (!Stats)
+    Stats = Opts.Profile ? std::make_shared<ProfileStats>()
+                         : processProfileStats();
+  Profiler = std::make_unique<FunctionProfiler>(Graph, Opts.Linker,
+                                                F->ProfilingIgnoreFirstCall);
+  if (Code)
+    Profiler->setCompiled(Code->Profile, Jit->IsCompiled);
+  Profiler->setCompileTimes(Times);
+  std::string Tree;
+  if (F->ProfilingDebugprint) {
+    llvm::raw_string_ostream OS(Tree);
+    debugPrint(Graph, OS);
+  }
+  StatsHandle = Stats->attach(
+      [P = Profiler.get()] { return P->snapshot(); }, std::move(Tree));
+  return Error::success();
+}
 
 bool Function::isCompiled(unsigned ApplyId) const {
   return Jit && Jit->IsCompiled[ApplyId];
+}
+
+static bool isProfiled(const CompileOptions &O) {
+  return O.Profile || O.ProfileInto;
 }
 
 Error Function::jitCompile() {
@@ -85,11 +126,18 @@ Error Function::jitCompile() {
   Times.Lower = std::chrono::duration<double>(
                     std::chrono::steady_clock::now() - Start)
                     .count();
+  if (!Opts.LLVMInput.empty()) {
+    Expected<LoweredModule> Loaded = loadLoweredModule(Opts.LLVMInput, *LM);
+    if (!Loaded)
+      return Loaded.takeError();
+    LM = std::move(Loaded);
+  }
   auto Code = std::make_unique<JitCode>();
   Code->IsCompiled = LM->IsCompiled;
   Expected<CompiledCode> C =
       Engine->compile(std::move(LM->Module), std::move(LM->Context),
-                      DriverName, Opts.OptLevel, Opts.Emit, Times);
+                      DriverName, Opts.OptLevel, Opts.Emit, Times,
+                      isProfiled(Opts));
   if (!C)
     return C.takeError();
   Code->Code = *C;
@@ -104,9 +152,18 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
     return llvm::createStringError("optimization level " +
                                    llvm::Twine(Opts.OptLevel) +
                                    " is not one of 0, 1, 2, 3");
-  std::unique_ptr<Function> Fn(new Function(F, Opts));
-  if (Opts.Linker != LinkerKind::Py)
+  CompileOptions O = Opts;
+  Expected<const Flags &> Fl = processFlags();
+  if (!Fl)
+    return Fl.takeError();
+  if (Fl->Profile && !O.ProfileInto && !O.Profile)
+    O.ProfileInto = processProfileStats();
+  std::unique_ptr<Function> Fn(new Function(F, O));
+  if (O.Linker != LinkerKind::Py)
     if (Error E = Fn->jitCompile())
+      return E;
+  if (isProfiled(O))
+    if (Error E = Fn->startProfiling(Fn->Jit ? &Fn->Jit->Code : nullptr))
       return E;
   return Fn;
 }
@@ -165,58 +222,120 @@ Function::bindInputs(llvm::ArrayRef<NDArray> Inputs,
   return Dims;
 }
 
-Error Function::runNodes(std::vector<NDArray> &Values, const ExecContext &Ctx) {
+// The py linker's counterpart of CallFrame::recordTensors.
+static void recordPyTensors(FunctionProfiler &P, const Apply &N,
+                            const std::vector<NDArray> &Values) {
+  llvm::SmallVector<NDArray, 4> In, Out;
+  for (const Variable *V : N.inputs())
+    In.push_back(Values[V->id()]);
+  for (const Variable *V : N.outputs())
+    Out.push_back(Values[V->id()]);
+  P.recordTensors(N, In, Out);
+}
+
+Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
   if (Jit) {
-    CallFrame Frame(Values, ById, Ctx);
+    CallFrame &Frame = *S.Frame;
+    Frame.Profiler = Profiler.get();
+    Frame.begin(Ctx, Plan->SetIds);
     if (Jit->Driver(Frame.abi()) != 0)
       return llvm::createStringError(Frame.Error);
     return Error::success();
   }
+  // The interpreter's loop is its driver.
+  uint64_t LoopStart = Profiler ? Profiler->now() : 0;
+  auto EndLoop = llvm::make_scope_exit([&] {
+    if (Profiler)
+      Profiler->driverRan(Profiler->now() - LoopStart);
+  });
   for (unsigned Pos = 0; Pos < Sched.Order.size(); ++Pos) {
     const Apply &N = *Sched.Order[Pos];
-    if (Error E = runNode(N, NodeStep::Perform, Values, Ctx))
+    uint64_t Start = Profiler ? Profiler->now() : 0;
+    if (Error E = S.Runner.run(N, NodeStep::Perform, S.Values, Ctx))
       return E;
-    if (!Opts.AllowGC)
-      continue;
-    for (Variable *V : N.inputs())
-      if (Sched.LastUse[V->id()] == int(Pos))
-        Values[V->id()] = NDArray();
-    for (Variable *V : N.outputs())
-      if (Sched.LastUse[V->id()] == int(Pos))
-        Values[V->id()] = NDArray();
+    if (Profiler) {
+      Profiler->applyRan(N.id(), Profiler->now() - Start);
+      if (Profiler->wantsTensors())
+        recordPyTensors(*Profiler, N, S.Values);
+    }
+    if (Opts.AllowGC)
+      for (unsigned Id : Plan->ReleaseAfter[Pos])
+        S.Values[Id].dropBuffer();
   }
   return Error::success();
 }
 
+namespace {
+/// Takes a Function's spare CallState for one call (or makes one) and puts
+/// it back afterwards, cleared, unless another call has put one back first.
+class CallStateLease {
+public:
+  CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
+                 llvm::ArrayRef<Apply *> Nodes, bool Jit)
+      : Spare(Spare), Plan(Plan),
+        S(Spare.exchange(nullptr, std::memory_order_acquire)) {
+    if (!S)
+      S = new CallState(Plan, Nodes, Jit);
+  }
+  ~CallStateLease() {
+    S->clear(Plan);
+    CallState *Empty = nullptr;
+    if (!Spare.compare_exchange_strong(Empty, S, std::memory_order_release,
+                                       std::memory_order_relaxed))
+      delete S;
+  }
+  CallState &operator*() { return *S; }
+
+private:
+  std::atomic<CallState *> &Spare;
+  const CallPlan &Plan;
+  CallState *S;
+};
+} // namespace
+
 Expected<std::vector<NDArray>>
 Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
-  Expected<DimBindings> Dims = bindInputs(Inputs, Given);
-  if (!Dims)
-    return Dims.takeError();
-  std::vector<Variable *> Vars = Graph.variables();
-  std::vector<NDArray> Values(Vars.size());
-  for (unsigned I = 0; I < Inputs.size(); ++I)
-    Values[Graph.inputs()[I]->id()] = Inputs[I];
-  for (Variable *V : Vars) {
-    if (V->kind() == Variable::Constant)
-      Values[V->id()] = V->constantValue();
-    else if (V->kind() == Variable::SharedRead)
-      Values[V->id()] = V->shared()->Value;
-  }
+  CallStateLease S(SpareState, *Plan, ById, Jit != nullptr);
+  if (!Profiler)
+    return callIn(*S, Inputs, Given);
+  uint64_t Start = Profiler->now();
+  Expected<std::vector<NDArray>> R = callIn(*S, Inputs, Given);
+  Profiler->callEnded(Start);
+  return R;
+}
+
+Expected<std::vector<NDArray>> Function::callIn(CallState &S,
+                                                llvm::ArrayRef<NDArray> Inputs,
+                                                const DimBindings &Given) {
+  // The plan checks and binds without building strings; bindInputs() words
+  // the errors, and binds the sizes given.
+  std::optional<DimBindings> GivenDims;
   ExecContext Ctx;
-  Ctx.Dims = &*Dims;
-  if (Error E = runNodes(Values, Ctx))
+  Ctx.Dims = &S.Dims;
+  if (!Given.empty() || !Plan->bind(Inputs, S.DimSlots)) {
+    Expected<DimBindings> Dims = bindInputs(Inputs, Given);
+    if (!Dims)
+      return Dims.takeError();
+    GivenDims = std::move(*Dims);
+    Ctx.Dims = &*GivenDims;
+  }
+  // The caller keeps the inputs alive during the call: borrow them (no
+  // reference counting), and reown any result that is a view of one.
+  for (unsigned I = 0; I < Inputs.size(); ++I)
+    S.Values[Plan->InputIds[I]].borrow(Inputs[I]);
+  for (auto [Id, Shared] : Plan->SharedReads)
+    S.Values[Id] = Shared->Value;
+  if (Error E = runNodes(S, Ctx))
     return E;
 
   // Check every update before applying any, so that a failing call changes
   // nothing.
+  llvm::ArrayRef<Update> Updates = Graph.updates();
   std::vector<NDArray> NewValues;
-  for (const Update &U : Graph.updates()) {
-    NDArray V = Values[U.Value->id()];
-    Shape Want;
-    for (const Dim &D : U.Target->Type.Dims)
-      Want.push_back(D.Size);
-    if (V.shape() != Want)
+  for (unsigned I = 0; I < Updates.size(); ++I) {
+    const Update &U = Updates[I];
+    const NDArray &V = S.Values[U.Value->id()];
+    if (V.shape() != Plan->UpdateShapes[I])
       return llvm::createStringError(
           U.Loc.str() + ": error: update of '" + U.Target->Name +
           "' computed shape " + shapeStr(V.shape()) + ", but '" +
@@ -225,10 +344,19 @@ Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
     NewValues.push_back(V.copy());
   }
   for (unsigned I = 0; I < NewValues.size(); ++I)
-    Graph.updates()[I].Target->Value = std::move(NewValues[I]);
+    Updates[I].Target->Value = std::move(NewValues[I]);
 
   std::vector<NDArray> Results;
-  for (Variable *Out : Graph.outputs())
-    Results.push_back(Values[Out->id()]);
+  Results.reserve(Plan->OutputIds.size());
+  for (unsigned I = 0; I < Plan->OutputIds.size(); ++I) {
+    NDArray &V = S.Values[Plan->OutputIds[I]];
+    Results.push_back(Plan->MoveOutput[I] ? std::move(V) : V);
+    if (Results.back().isBorrowed())
+      for (const NDArray &In : Inputs)
+        Results.back().reown(In);
+    // Only an input that itself borrows could leave a result borrowing.
+    if (Results.back().isBorrowed())
+      Results.back() = Results.back().copy();
+  }
   return Results;
 }

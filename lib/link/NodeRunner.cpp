@@ -50,18 +50,66 @@ static Error checkOutputs(const Apply &N, const std::vector<NDArray> &Outs,
   return Error::success();
 }
 
-Error graphjit::runNode(const Apply &N, NodeStep Step,
-                        std::vector<NDArray> &Values, const ExecContext &Ctx) {
-  std::vector<NDArray> In, Out(N.outputs().size());
-  for (Variable *V : N.inputs())
-    In.push_back(Values[V->id()]);
-  Error E = Step == NodeStep::Perform ? N.op().perform(In, Out, Ctx)
-                                      : N.op().prepare(In, Out, Ctx);
+NodeRunner::NodeRunner(llvm::ArrayRef<Apply *> Nodes) : ByNode(Nodes.size()) {
+  for (const Apply *N : Nodes) {
+    ByNode[N->id()].In.resize(N->inputs().size());
+    ByNode[N->id()].Out.resize(N->outputs().size());
+  }
+}
+
+NodeRunner::Args &NodeRunner::argsFor(const Apply &N,
+                                      const std::vector<NDArray> &Values) {
+  Args &A = ByNode[N.id()];
+  // An op may have resized its outputs on an earlier run.
+  A.In.resize(N.inputs().size());
+  A.Out.resize(N.outputs().size());
+  // The values outlive the run, so the op may borrow them; borrowing into
+  // arrays that kept their capacity allocates nothing and touches no
+  // reference count.
+  for (unsigned I = 0; I < A.In.size(); ++I)
+    A.In[I].borrow(Values[N.inputs()[I]->id()]);
+  return A;
+}
+
+Error NodeRunner::run(const Apply &N, NodeStep Step,
+                      std::vector<NDArray> &Values, const ExecContext &Ctx) {
+  Args &A = argsFor(N, Values);
+  for (NDArray &Out : A.Out)
+    Out.dropBuffer(); // Outputs arrive null.
+  Error E = Step == NodeStep::Perform ? N.op().perform(A.In, A.Out, Ctx)
+                                      : N.op().prepare(A.In, A.Out, Ctx);
+  if (!E)
+    E = checkOutputs(N, A.Out, Values);
+  else
+    E = nodeError(N, Values, llvm::toString(std::move(E)));
+  if (!E)
+    for (unsigned I = 0; I < A.Out.size(); ++I) {
+      // An output that is (a view of) a borrowed input must own its memory
+      // as the input's value does.
+      if (A.Out[I].isBorrowed())
+        for (const Variable *In : N.inputs())
+          A.Out[I].reown(Values[In->id()]);
+      std::swap(Values[N.output(I)->id()], A.Out[I]);
+    }
+  // Hold no buffer past the run: allow_gc frees values by dropping them.
+  for (NDArray &In : A.In)
+    In.dropBuffer();
+  for (NDArray &Out : A.Out)
+    Out.dropBuffer();
+  return E;
+}
+
+Error NodeRunner::compute(const Apply &N, std::vector<NDArray> &Values,
+                          const ExecContext &Ctx) {
+  Args &A = argsFor(N, Values);
+  for (unsigned I = 0; I < A.Out.size(); ++I)
+    A.Out[I].borrow(Values[N.output(I)->id()]);
+  Error E = N.op().compute(A.In, A.Out, Ctx);
   if (E)
-    return nodeError(N, Values, llvm::toString(std::move(E)));
-  if (Error E = checkOutputs(N, Out, Values))
-    return E;
-  for (unsigned I = 0; I < Out.size(); ++I)
-    Values[N.output(I)->id()] = std::move(Out[I]);
-  return Error::success();
+    E = nodeError(N, Values, llvm::toString(std::move(E)));
+  for (NDArray &In : A.In)
+    In.dropBuffer();
+  for (NDArray &Out : A.Out)
+    Out.dropBuffer();
+  return E;
 }

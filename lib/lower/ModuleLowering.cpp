@@ -1,6 +1,8 @@
 //===- ModuleLowering.cpp - A FunctionGraph as one LLVM module -----------===//
 
 #include "ModuleLowering.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/SourceMgr.h"
 #include "KernelLibrary.h"
 #include "ThunkEmitter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -157,4 +159,63 @@ Expected<LoweredModule> graphjit::lowerFunction(const FunctionGraph &F,
   if (Error E = L.run(S, AllowGC))
     return E;
   return Out;
+}
+
+std::vector<std::string> graphjit::applyMarkings(const llvm::Module &M) {
+  std::vector<std::string> Marks;
+  const llvm::Function *Driver = M.getFunction(DriverName);
+  if (!Driver)
+    return Marks;
+  for (const llvm::BasicBlock &BB : *Driver)
+    for (const llvm::Instruction &I : BB) {
+      const llvm::MDNode *MD = I.getMetadata("graphjit.apply");
+      if (!MD || MD->getNumOperands() != 4)
+        continue;
+      std::string Mark;
+      if (auto *Id = llvm::mdconst::dyn_extract<llvm::ConstantInt>(
+              MD->getOperand(0)))
+        Mark = std::to_string(Id->getSExtValue());
+      for (unsigned Op : {1u, 3u})
+        if (auto *S = llvm::dyn_cast<llvm::MDString>(MD->getOperand(Op)))
+          Mark += " " + S->getString().str();
+      Marks.push_back(std::move(Mark));
+    }
+  return Marks;
+}
+
+llvm::Expected<LoweredModule>
+graphjit::loadLoweredModule(llvm::StringRef File,
+                            const LoweredModule &Lowered) {
+  LoweredModule L;
+  L.Context = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic Diag;
+  L.Module = llvm::parseIRFile(File, Diag, *L.Context);
+  if (!L.Module) {
+    std::string Msg;
+    llvm::raw_string_ostream OS(Msg);
+    Diag.print("graphjit", OS, /*ShowColors=*/false);
+    return llvm::createStringError(llvm::StringRef(Msg).rtrim());
+  }
+  std::string Broken;
+  llvm::raw_string_ostream BS(Broken);
+  if (llvm::verifyModule(*L.Module, &BS))
+    return llvm::createStringError(File + ": invalid IR: " +
+                                   llvm::StringRef(Broken).trim());
+  if (!L.Module->getFunction(DriverName))
+    return llvm::createStringError(File + ": no function @" + DriverName);
+  std::vector<std::string> Want = applyMarkings(*Lowered.Module);
+  std::vector<std::string> Got = applyMarkings(*L.Module);
+  for (unsigned I = 0; I < std::max(Want.size(), Got.size()); ++I)
+    if (I >= Want.size() || I >= Got.size() || Want[I] != Got[I])
+      return llvm::createStringError(
+          File + ": its driver's Applies differ from this function's: "
+                 "Apply call " + std::to_string(I) + " is '" +
+          (I < Got.size() ? Got[I] : std::string("(none)")) +
+          "', the function's is '" +
+          (I < Want.size() ? Want[I] : std::string("(none)")) +
+          "' (use the IR that -emit-llvm wrote for this function)");
+  L.Module->setDataLayout(Lowered.Module->getDataLayout());
+  L.Module->setTargetTriple(Lowered.Module->getTargetTriple());
+  L.IsCompiled = Lowered.IsCompiled;
+  return L;
 }

@@ -29,6 +29,17 @@ struct LoweredModule {
 /// The name of the driver function in every lowered module.
 inline constexpr const char *DriverName = "gj_driver";
 
+/// The Apply markings of M's driver, in call order: "id name kind" each.
+std::vector<std::string> applyMarkings(const llvm::Module &M);
+
+/// M (read from File: IR that `-emit-llvm` wrote for this function, maybe
+/// instrumented or otherwise transformed since) instead of the lowered
+/// module Lowered: an error unless its driver marks the same Applies, in
+/// the same order, with the same kinds. Slots and node ids are only right
+/// for the function the IR was emitted for.
+llvm::Expected<LoweredModule> loadLoweredModule(llvm::StringRef File,
+                                                const LoweredModule &Lowered);
+
 llvm::Expected<LoweredModule>
 lowerFunction(const FunctionGraph &F, const Schedule &S, bool AllowGC,
               const llvm::DataLayout &DL, const std::string &Triple);

@@ -20,15 +20,23 @@ ThunkEmitter::ThunkEmitter(IRBuilder<> &B, Module &M, Value *Frame,
   Slots = B.CreateLoad(PointerType::getUnqual(ctx()), Frame, "slots");
 }
 
+Value *ThunkEmitter::slotPointer(const Variable *V) {
+  assert(Slots && "slot array access from a helper function");
+  return B.CreateConstInBoundsGEP1_64(slotType(ctx()), Slots, V->id(),
+                                      V->displayName() + ".slot");
+}
+
 Value *ThunkEmitter::slotField(const Variable *V, unsigned Field,
                                unsigned Index) {
   StructType *ST = slotType(ctx());
+  Value *Slot = SlotOf.lookup(V);
+  if (!Slot)
+    Slot = slotPointer(V);
   if (Field == 0)
-    return B.CreateLoad(PointerType::getUnqual(ctx()),
-                        B.CreateConstInBoundsGEP2_32(ST, Slots, V->id(), 0),
+    return B.CreateLoad(PointerType::getUnqual(ctx()), Slot,
                         V->displayName() + ".data");
-  Value *P = B.CreateInBoundsGEP(
-      ST, Slots, {B.getInt64(V->id()), B.getInt32(Field), B.getInt32(Index)});
+  Value *P = B.CreateConstInBoundsGEP2_32(ST, Slot, 0, Field);
+  P = B.CreateConstInBoundsGEP2_32(ST->getElementType(Field), P, 0, Index);
   return B.CreateLoad(B.getInt64Ty(), P,
                       (Field == 1 ? "dim" : "stride") + Twine(Index));
 }

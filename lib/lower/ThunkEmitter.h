@@ -13,6 +13,7 @@
 #define GRAPHJIT_LOWER_THUNKEMITTER_H
 
 #include "graphjit/Graph.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -26,6 +27,23 @@ class ThunkEmitter {
 public:
   ThunkEmitter(llvm::IRBuilder<> &B, llvm::Module &M, llvm::Value *Frame,
                const Apply &Node, KernelLibrary &Kernels);
+  /// An emitter for a helper function of the same Apply (a loop kernel
+  /// shared by several thunks, say): B writes into that function, which
+  /// has no frame, so the slot accessors must not be used.
+  ThunkEmitter forHelper(llvm::IRBuilder<> &HelperB) const {
+    return ThunkEmitter(HelperB, M, Node, Kernels);
+  }
+  /// The same for a helper that gets variables' slots as pointers: the
+  /// slot accessors of a variable in SlotOf read through its pointer.
+  ThunkEmitter
+  forHelper(llvm::IRBuilder<> &HelperB,
+            llvm::DenseMap<const Variable *, llvm::Value *> SlotOf) const {
+    ThunkEmitter H(HelperB, M, Node, Kernels);
+    H.SlotOf = std::move(SlotOf);
+    return H;
+  }
+  /// The address of V's gj_slot (to hand to a helper).
+  llvm::Value *slotPointer(const Variable *V);
 
   llvm::IRBuilder<> &B;
   llvm::Module &M;
@@ -70,9 +88,13 @@ public:
                         Body);
 
 private:
+  ThunkEmitter(llvm::IRBuilder<> &B, llvm::Module &M, const Apply &Node,
+               KernelLibrary &Kernels)
+      : B(B), M(M), Node(Node), Frame(nullptr), Kernels(Kernels) {}
   llvm::Value *Frame;
   KernelLibrary &Kernels;
   llvm::Value *Slots = nullptr; ///< gj_slot*, loaded once per thunk.
+  llvm::DenseMap<const Variable *, llvm::Value *> SlotOf; ///< Helpers'.
   llvm::Value *slotField(const Variable *V, unsigned Field, unsigned Index);
 };
 

@@ -2,28 +2,31 @@
 //
 // The thunk of an Elemwise Apply: gj_prepare (Elemwise::prepare) has
 // broadcast the shapes and made the C-contiguous output; this code fills
-// it. Two paths, chosen at run time from the slots:
+// it. The element loop that LLVM vectorizes lives in a loop kernel,
+// `void gj_ew.<op>.<dtypes and input kinds>(ptr noalias out, i64 n, ptr in...)`,
+// emitted once per module for each distinct signature and shared by every
+// Apply that has it: compiling one vectorized loop per signature instead of
+// several per Apply is most of what keeps JIT compile time low. Each input
+// of a kernel is either varying (unit stride) or invariant (loaded once).
+// The thunk picks a path at run time from the slots:
 //
 //  - flat: every input read is C-contiguous with the output's shape, or
-//    statically a single element (0-d, all dims 1). One loop over the
-//    elements with unit-stride pointers and hoisted scalars, which LLVM
-//    vectorizes. Outputs too large for the cache are streamed out with
-//    non-temporal stores.
-//  - strided: a loop nest over the output's dims with each input's byte
-//    strides (0 where it is broadcast: a missing dim, or a dim of 1 under
-//    a larger one). Rows whose inputs are all unit-stride (or statically
-//    invariant along the row) take a unit-stride row loop; others one with
-//    the inputs' byte strides, right for any strides (negative, 0). The
-//    output's rows are always dense: prepare() made it C-contiguous.
+//    statically a single element (0-d, all dims 1): one kernel call over
+//    all elements. Outputs too large for the cache are computed a chunk at
+//    a time into a stack buffer and streamed out with non-temporal stores.
+//  - strided: a loop nest over the output's outer dims. Rows whose inputs
+//    are all unit-stride (or statically invariant along the row) call the
+//    row kernel; others run a scalar loop with the inputs' byte strides,
+//    right for any strides (negative, 0, broadcast dims of size 1).
 //
-// The output is a fresh buffer, so its stores carry an alias scope that
-// every input load is declared not to alias; the vectorizer then needs no
-// run-time overlap checks.
+// The output is a fresh buffer, hence the kernel's noalias out: the
+// vectorizer needs no run-time overlap checks.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ElemwiseLowering.h"
 #include "ElemwiseLoweringKernel.h"
+#include "ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
 #include <atomic>
@@ -61,33 +64,25 @@ private:
   SmallVector<Operand, 4> Ops;
   Operand Out;
   unsigned Rank = 0;
-  MDNode *OutScope = nullptr; ///< The output buffer's alias scope list.
 
   void loadOperand(Operand &Op, const Variable *V);
-  Value *load(DType T, Value *Ptr);
-  void store(DType T, Value *V, Value *Ptr);
   Value *size(DType T) { return E.constI64(dtypeSize(T)); }
   Value *isContiguous(const Operand &Op);
   Value *isFlat(Value *NumElements);
   Value *unitRows();
 
-  /// One output element: Hoisted[k] is input k's converted value where it
-  /// is loop-invariant, else Addr(k) is where to load it.
-  Value *computeElement(ArrayRef<Value *> Hoisted,
-                        function_ref<Value *(unsigned I)> Addr);
-  void emitElement(ArrayRef<Value *> Hoisted,
-                   function_ref<Value *(unsigned I)> Addr, Value *OutPtr) {
-    store(Out.T, computeElement(Hoisted, Addr), OutPtr);
-  }
-  /// Input I loaded at Ptr and converted to its compute dtype.
-  Value *loadInput(unsigned I, Value *Ptr) {
-    return K.convertInput(E, I, load(Ops[I].T, Ptr));
-  }
-  SmallVector<Value *, 4> hoistScalars();
-  /// Flat elements [Begin, End).
-  void emitFlat(Value *Begin, Value *End, ArrayRef<Value *> Hoisted);
+  /// The module's loop kernel for this Apply's signature with input I
+  /// invariant where Invariant[I], emitted on first use.
+  Function *loopKernel(ArrayRef<bool> Invariant);
+  /// Kern(Out + Begin, Count, each input at Begin unless invariant).
+  void callLoopKernel(Function *Kern, ArrayRef<bool> Invariant,
+                      ArrayRef<Value *> Inputs, Value *OutPtr, Value *Begin,
+                      Value *Count);
+  SmallVector<bool, 4> flatInvariants() const;
   void emitStreaming(Value *NumElements);
+  Function *streamChunkFunction();
   void emitFlatOrStreaming(Value *NumElements);
+  void emitFlatBody(Value *NumElements);
   /// `if (Cond) Then(); else Else();`, leaving the builder after both.
   void emitIf(Value *Cond, StringRef Name, function_ref<void()> Then,
               function_ref<void()> Else);
@@ -119,19 +114,6 @@ void ElemwiseEmitter::loadOperand(Operand &Op, const Variable *V) {
     Op.LoopStrides.push_back(
         B.CreateSelect(One, E.constI64(0), Op.Strides[J], "bstride"));
   }
-}
-
-Value *ElemwiseEmitter::load(DType T, Value *Ptr) {
-  LoadInst *L = B.CreateLoad(E.memoryType(T), Ptr);
-  L->setMetadata(LLVMContext::MD_noalias, OutScope);
-  return T == DType::Bool ? B.CreateICmpNE(L, B.getInt8(0)) : L;
-}
-
-void ElemwiseEmitter::store(DType T, Value *V, Value *Ptr) {
-  if (T == DType::Bool)
-    V = B.CreateZExt(V, B.getInt8Ty());
-  StoreInst *S = B.CreateStore(V, Ptr);
-  S->setMetadata(LLVMContext::MD_alias_scope, OutScope);
 }
 
 // C-contiguous: going outwards, each dim of size other than 1 steps over
@@ -176,35 +158,84 @@ Value *ElemwiseEmitter::unitRows() {
   return Ok;
 }
 
-Value *ElemwiseEmitter::computeElement(ArrayRef<Value *> Hoisted,
-                                       function_ref<Value *(unsigned I)> Addr) {
-  SmallVector<Value *, 4> In(Ops.size(), nullptr);
-  for (unsigned I = 0; I < Ops.size(); ++I)
-    if (Ops[I].Read)
-      In[I] = Hoisted[I] ? Hoisted[I] : loadInput(I, Addr(I));
-  return K.compute(E, In);
-}
+Function *ElemwiseEmitter::loopKernel(ArrayRef<bool> Invariant) {
+  // The element computation depends on the scalar op, the input dtypes and
+  // the output dtype (cast's target) only.
+  std::string Name = std::string("gj_ew.") + scalarOpInfo(K.kind()).Name;
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    Name += "." + dtypeName(K.inputType(I)).str();
+    Name += !Ops[I].Read ? "x" : Invariant[I] ? "s" : "v";
+  }
+  Name += "." + dtypeName(K.outputType()).str();
+  if (Function *F = E.M.getFunction(Name))
+    return F;
 
-SmallVector<Value *, 4> ElemwiseEmitter::hoistScalars() {
+  LLVMContext &C = E.ctx();
+  Type *Ptr = PointerType::getUnqual(C);
+  SmallVector<Type *, 6> Params{Ptr, Type::getInt64Ty(C)};
+  Params.append(Ops.size(), Ptr);
+  Function *F = Function::Create(
+      FunctionType::get(Type::getVoidTy(C), Params, false),
+      GlobalValue::InternalLinkage, Name, E.M);
+  // Out of line on purpose: one vectorized copy per signature.
+  F->addFnAttr(Attribute::NoInline);
+  F->addFnAttr(Attribute::NoUnwind);
+  F->addParamAttr(0, Attribute::NoAlias);
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    F->addParamAttr(2 + I, Attribute::ReadOnly);
+
+  IRBuilder<> KB(BasicBlock::Create(C, "entry", F));
+  ThunkEmitter KE = E.forHelper(KB);
+  Value *OutArg = F->getArg(0), *N = F->getArg(1);
   SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
   for (unsigned I = 0; I < Ops.size(); ++I)
-    if (Ops[I].Read && Ops[I].Scalar)
-      Hoisted[I] = loadInput(I, Ops[I].Data);
-  return Hoisted;
+    if (Ops[I].Read && Invariant[I])
+      Hoisted[I] = K.convertInput(
+          KE, I, KE.loadElement(Ops[I].T, F->getArg(2 + I)));
+  KE.emitLoop(N, "i", [&](Value *J) {
+    SmallVector<Value *, 4> In(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I) {
+      if (!Ops[I].Read)
+        continue;
+      In[I] = Hoisted[I]
+                  ? Hoisted[I]
+                  : K.convertInput(
+                        KE, I,
+                        KE.loadElement(
+                            Ops[I].T,
+                            KB.CreateInBoundsGEP(KE.memoryType(Ops[I].T),
+                                                 F->getArg(2 + I), J)));
+    }
+    KE.storeElement(
+        Out.T, K.compute(KE, In),
+        KB.CreateInBoundsGEP(KE.memoryType(Out.T), OutArg, J));
+  });
+  KB.CreateRetVoid();
+  return F;
 }
 
-void ElemwiseEmitter::emitFlat(Value *Begin, Value *End,
-                               ArrayRef<Value *> Hoisted) {
-  E.emitLoop(B.CreateSub(End, Begin), "flat", [&](Value *I) {
-    Value *J = B.CreateAdd(Begin, I, "j", /*HasNUW=*/true, /*HasNSW=*/true);
-    emitElement(
-        Hoisted,
-        [&](unsigned Arg) {
-          return B.CreateInBoundsGEP(E.memoryType(Ops[Arg].T), Ops[Arg].Data,
-                                     J);
-        },
-        B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, J));
-  });
+void ElemwiseEmitter::callLoopKernel(Function *Kern, ArrayRef<bool> Invariant,
+                                     ArrayRef<Value *> Inputs, Value *OutPtr,
+                                     Value *Begin, Value *Count) {
+  SmallVector<Value *, 6> Args{
+      B.CreateInBoundsGEP(E.memoryType(Out.T), OutPtr, Begin), Count};
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    if (!Ops[I].Read)
+      Args.push_back(ConstantPointerNull::get(B.getPtrTy()));
+    else if (Invariant[I])
+      Args.push_back(Inputs[I]);
+    else
+      Args.push_back(
+          B.CreateInBoundsGEP(E.memoryType(Ops[I].T), Inputs[I], Begin));
+  }
+  B.CreateCall(Kern, Args);
+}
+
+SmallVector<bool, 4> ElemwiseEmitter::flatInvariants() const {
+  SmallVector<bool, 4> Inv;
+  for (const Operand &Op : Ops)
+    Inv.push_back(Op.Scalar);
+  return Inv;
 }
 
 // The size of the chunks the streaming loop computes into a buffer on the
@@ -216,9 +247,42 @@ static constexpr unsigned LineBytes = 64;
 // in the cache anyway, and streaming them saves the read of each line
 // before it is overwritten (memcpy does the same). The vectorizer only
 // makes non-temporal stores of aligned vectors, which element stores are
-// not; so chunks are computed into an aligned stack buffer by a loop it
-// vectorizes, then streamed out a line at a time. For cheap kernels LLVM
-// unrolls the chunk and keeps the buffer in registers.
+// not; so the kernel computes chunks into an aligned stack buffer, which
+// is then streamed out a line at a time.
+// `void gj_stream_chunk(ptr dst, ptr src)`, once per module: copies a
+// chunk a cache line at a time with non-temporal stores.
+Function *ElemwiseEmitter::streamChunkFunction() {
+  const char *Name = "gj_stream_chunk";
+  if (Function *F = E.M.getFunction(Name))
+    return F;
+  LLVMContext &C = E.ctx();
+  Type *Ptr = PointerType::getUnqual(C);
+  Function *F = Function::Create(
+      FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr}, false),
+      GlobalValue::InternalLinkage, Name, E.M);
+  F->addFnAttr(Attribute::NoInline);
+  F->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> SB(BasicBlock::Create(C, "entry", F));
+  Type *LineTy = FixedVectorType::get(SB.getInt64Ty(), LineBytes / 8);
+  MDNode *NonTemporal =
+      MDNode::get(C, ConstantAsMetadata::get(SB.getInt32(1)));
+  for (unsigned L = 0; L < ChunkBytes / LineBytes; ++L) {
+    Value *Line = SB.CreateAlignedLoad(
+        LineTy,
+        SB.CreateConstInBoundsGEP1_64(SB.getInt8Ty(), F->getArg(1),
+                                      L * LineBytes),
+        Align(LineBytes));
+    StoreInst *S = SB.CreateAlignedStore(
+        Line,
+        SB.CreateConstInBoundsGEP1_64(SB.getInt8Ty(), F->getArg(0),
+                                      L * LineBytes),
+        Align(LineBytes));
+    S->setMetadata(LLVMContext::MD_nontemporal, NonTemporal);
+  }
+  SB.CreateRetVoid();
+  return F;
+}
+
 void ElemwiseEmitter::emitStreaming(Value *NumElements) {
   Function *F = B.GetInsertBlock()->getParent();
   IRBuilder<> EntryB(&F->getEntryBlock(), F->getEntryBlock().begin());
@@ -229,41 +293,33 @@ void ElemwiseEmitter::emitStreaming(Value *NumElements) {
   Value *ChunkSize = E.constI64(ChunkBytes);
   B.CreateLifetimeStart(Chunk, cast<ConstantInt>(ChunkSize));
 
+  SmallVector<bool, 4> Inv = flatInvariants();
+  Function *Kern = loopKernel(Inv);
+  SmallVector<Value *, 4> Inputs;
+  for (const Operand &Op : Ops)
+    Inputs.push_back(Op.Data);
   unsigned PerChunk = ChunkBytes / dtypeSize(Out.T);
   Value *NumChunks = B.CreateUDiv(NumElements, E.constI64(PerChunk));
-  SmallVector<Value *, 4> Hoisted = hoistScalars();
-  Type *OutTy = E.memoryType(Out.T);
-  Type *LineTy = FixedVectorType::get(B.getInt64Ty(), LineBytes / 8);
-  MDNode *NonTemporal = MDNode::get(
-      E.ctx(), ConstantAsMetadata::get(B.getInt32(1)));
+  Function *Stream = streamChunkFunction();
   E.emitLoop(NumChunks, "chunks", [&](Value *C) {
     Value *Begin = B.CreateMul(C, E.constI64(PerChunk), "", true, true);
-    E.emitLoop(E.constI64(PerChunk), "chunk", [&](Value *I) {
-      Value *J = B.CreateAdd(Begin, I, "j", true, true);
-      Value *V = computeElement(Hoisted, [&](unsigned Arg) {
-        return B.CreateInBoundsGEP(E.memoryType(Ops[Arg].T), Ops[Arg].Data, J);
-      });
-      if (Out.T == DType::Bool)
-        V = B.CreateZExt(V, B.getInt8Ty());
-      B.CreateStore(V, B.CreateInBoundsGEP(OutTy, Chunk, I));
-    });
-    Value *Dst = B.CreateInBoundsGEP(OutTy, Out.Data, Begin);
-    for (unsigned L = 0; L < ChunkBytes / LineBytes; ++L) {
-      Value *Line = B.CreateAlignedLoad(
-          LineTy, B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Chunk,
-                                               L * LineBytes),
-          Align(LineBytes));
-      StoreInst *S = B.CreateAlignedStore(
-          Line,
-          B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Dst, L * LineBytes),
-          Align(LineBytes));
-      S->setMetadata(LLVMContext::MD_nontemporal, NonTemporal);
-      S->setMetadata(LLVMContext::MD_alias_scope, OutScope);
-    }
+    // The chunk buffer stands for the output at Begin.
+    SmallVector<Value *, 6> Args{Chunk, E.constI64(PerChunk)};
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      Args.push_back(!Ops[I].Read ? ConstantPointerNull::get(B.getPtrTy())
+                     : Inv[I]     ? Inputs[I]
+                                  : B.CreateInBoundsGEP(
+                                        E.memoryType(Ops[I].T), Inputs[I],
+                                        Begin));
+    B.CreateCall(Kern, Args);
+    B.CreateCall(Stream,
+                 {B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Begin),
+                  Chunk});
   });
   B.CreateLifetimeEnd(Chunk, cast<ConstantInt>(ChunkSize));
-  emitFlat(B.CreateMul(NumChunks, E.constI64(PerChunk), "", true, true),
-           NumElements, Hoisted);
+  Value *Done = B.CreateMul(NumChunks, E.constI64(PerChunk), "", true, true);
+  callLoopKernel(Kern, Inv, Inputs, Out.Data, Done,
+                 B.CreateSub(NumElements, Done));
   // Non-temporal stores are weakly ordered: make them visible before
   // anything after the thunk (another thread, say) looks at the output.
   B.CreateFence(AtomicOrdering::SequentiallyConsistent);
@@ -291,7 +347,38 @@ void graphjit::setElemwiseStreamingThreshold(uint64_t Bytes) {
   streamingThreshold().store(Bytes);
 }
 
+// The flat path of every Apply with this signature, out of line:
+// `void gj_ewflat.<signature>(ptr out, i64 n, ptr in...)` streams large
+// outputs and calls the loop kernel on the others.
 void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
+  SmallVector<bool, 4> Inv = flatInvariants();
+  Function *Kern = loopKernel(Inv);
+  std::string Name = ("gj_ewflat." + Kern->getName().drop_front(6)).str();
+  Function *Flat = E.M.getFunction(Name);
+  if (!Flat) {
+    Flat = Function::Create(Kern->getFunctionType(),
+                            GlobalValue::InternalLinkage, Name, E.M);
+    Flat->addFnAttr(Attribute::NoInline);
+    Flat->addFnAttr(Attribute::NoUnwind);
+    IRBuilder<> FB(BasicBlock::Create(E.ctx(), "entry", Flat));
+    ThunkEmitter FE = E.forHelper(FB);
+    ElemwiseEmitter Sub(FE, K);
+    Sub.Rank = Rank;
+    Sub.Out.T = Out.T;
+    Sub.Out.Data = Flat->getArg(0);
+    Sub.Ops = Ops;
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      Sub.Ops[I].Data = Flat->getArg(2 + I);
+    Sub.emitFlatBody(Flat->getArg(1));
+    FB.CreateRetVoid();
+  }
+  SmallVector<Value *, 6> Args{Out.Data, NumElements};
+  for (const Operand &Op : Ops)
+    Args.push_back(Op.Read ? Op.Data : ConstantPointerNull::get(B.getPtrTy()));
+  B.CreateCall(Flat, Args);
+}
+
+void ElemwiseEmitter::emitFlatBody(Value *NumElements) {
   Value *Bytes = B.CreateMul(NumElements, size(Out.T));
   Value *Big =
       B.CreateICmpUGE(Bytes, E.constI64(elemwiseStreamingThreshold()));
@@ -303,7 +390,14 @@ void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
   emitIf(
       B.CreateAnd(Big, Aligned), "stream",
       [&] { emitStreaming(NumElements); },
-      [&] { emitFlat(E.constI64(0), NumElements, hoistScalars()); });
+      [&] {
+        SmallVector<bool, 4> Inv = flatInvariants();
+        SmallVector<Value *, 4> Inputs;
+        for (const Operand &Op : Ops)
+          Inputs.push_back(Op.Data);
+        callLoopKernel(loopKernel(Inv), Inv, Inputs, Out.Data,
+                       E.constI64(0), NumElements);
+      });
 }
 
 // Marks the loop emitLoop() just made, entered from Pre and left to Exit,
@@ -317,7 +411,9 @@ static void keepScalar(BasicBlock *Pre, BasicBlock *Exit) {
       continue;
     Metadata *Off[] = {MDString::get(C, "llvm.loop.vectorize.enable"),
                        ConstantAsMetadata::get(ConstantInt::getFalse(C))};
-    MDNode *Loop = MDNode::getDistinct(C, {nullptr, MDNode::get(C, Off)});
+    Metadata *NoUnroll[] = {MDString::get(C, "llvm.loop.unroll.disable")};
+    MDNode *Loop = MDNode::getDistinct(
+        C, {nullptr, MDNode::get(C, Off), MDNode::get(C, NoUnroll)});
     Loop->replaceOperandWith(0, Loop);
     Latch->getTerminator()->setMetadata(LLVMContext::MD_loop, Loop);
   }
@@ -357,37 +453,41 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
   };
   Value *OutRow = RowStart(Out);
   SmallVector<Value *, 4> Row(Ops.size(), nullptr);
-  SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
+  SmallVector<bool, 4> Inv;
   for (unsigned I = 0; I < Ops.size(); ++I) {
-    if (!Ops[I].Read)
-      continue;
-    Row[I] = RowStart(Ops[I]);
-    if (Ops[I].RowInvariant)
-      Hoisted[I] = loadInput(I, Row[I]);
+    Inv.push_back(Ops[I].RowInvariant);
+    if (Ops[I].Read)
+      Row[I] = RowStart(Ops[I]);
   }
   Value *Count = Out.Dims[Rank - 1];
 
   emitIf(
       UnitRows, "row.unit",
       [&] {
-        E.emitLoop(Count, "unit", [&](Value *J) {
-          emitElement(
-              Hoisted,
-              [&](unsigned I) {
-                return B.CreateInBoundsGEP(E.memoryType(Ops[I].T), Row[I], J);
-              },
-              B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, J));
-        });
+        callLoopKernel(loopKernel(Inv), Inv, Row, OutRow, E.constI64(0),
+                       Count);
       },
       [&] {
+        SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
+        for (unsigned I = 0; I < Ops.size(); ++I)
+          if (Ops[I].Read && Ops[I].RowInvariant)
+            Hoisted[I] =
+                K.convertInput(E, I, E.loadElement(Ops[I].T, Row[I]));
         BasicBlock *Pre = B.GetInsertBlock();
         E.emitLoop(Count, "strided", [&](Value *J) {
-          emitElement(
-              Hoisted,
-              [&](unsigned I) {
-                return E.offset(Row[I], J, Ops[I].LoopStrides[Rank - 1]);
-              },
-              B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, J));
+          SmallVector<Value *, 4> In(Ops.size(), nullptr);
+          for (unsigned I = 0; I < Ops.size(); ++I)
+            if (Ops[I].Read)
+              In[I] = Hoisted[I]
+                          ? Hoisted[I]
+                          : K.convertInput(
+                                E, I,
+                                E.loadElement(
+                                    Ops[I].T,
+                                    E.offset(Row[I], J,
+                                             Ops[I].LoopStrides[Rank - 1])));
+          E.storeElement(Out.T, K.compute(E, In),
+                         B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, J));
         });
         keepScalar(Pre, B.GetInsertBlock());
       });
@@ -397,13 +497,8 @@ void ElemwiseEmitter::emit() {
   const Apply &N = E.Node;
   const Variable *OutVar = N.output(0);
   Rank = OutVar->type().rank();
-  MDBuilder MDB(E.ctx());
-  MDNode *Domain = MDB.createAnonymousAliasScopeDomain("gj.elemwise");
-  OutScope = MDNode::get(
-      E.ctx(), {MDB.createAnonymousAliasScope(Domain, "gj.elemwise.out")});
 
-  // Every slot field is read up front: the output's stores cannot then
-  // be suspected of changing them.
+  // Every slot field is read up front, before any output is written.
   Out.T = K.outputType();
   Out.Data = E.data(OutVar);
   for (unsigned D = 0; D < Rank; ++D) {
@@ -417,6 +512,18 @@ void ElemwiseEmitter::emit() {
     if (Ops.back().Read)
       loadOperand(Ops.back(), N.inputs()[I]);
   }
+  // The output is statically one element (then so is every input read):
+  // no loop at all. (second(a, b) takes its shape from a, which it does
+  // not read: the output's type decides, not the inputs read.)
+  if (llvm::all_of(OutVar->type().Dims,
+                   [](const Dim &D) { return D.Size == 1; })) {
+    SmallVector<Value *, 4> In(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      if (Ops[I].Read)
+        In[I] = K.convertInput(E, I, E.loadElement(Ops[I].T, Ops[I].Data));
+    E.storeElement(Out.T, K.compute(E, In), Out.Data);
+    return;
+  }
   Value *NumElements = E.constI64(1);
   for (Value *D : Out.Dims)
     NumElements = B.CreateMul(NumElements, D, "", /*HasNUW=*/true,
@@ -426,20 +533,70 @@ void ElemwiseEmitter::emit() {
       B.CreateICmpEQ(NumElements, E.constI64(0)), "empty", [] {},
       [&] {
         Value *Flat = isFlat(NumElements);
-        // Only loop-invariant inputs (a 0-d output, say): one element.
+        // Only loop-invariant inputs (a 0-d output, say): the flat path.
         if (auto *C = dyn_cast<ConstantInt>(Flat); C && C->isOne())
-          return emitFlat(E.constI64(0), NumElements, hoistScalars());
+          return emitFlatOrStreaming(NumElements);
         emitIf(
             Flat, "flat", [&] { emitFlatOrStreaming(NumElements); },
             [&] { emitStrided(unitRows()); });
       });
 }
 
+// What an Elemwise thunk's code depends on besides the slots' run-time
+// contents: the element kernel, the output's rank, and each input's
+// dtype, rank, statically broadcast dims (known 1) and whether it repeats
+// an earlier input (add(x, x)). Applies that agree on all of it share one
+// node function.
+static std::string nodeKey(const Apply &N, const ElementKernel &K) {
+  std::string Key = std::string("gj_ewnode.") + scalarOpInfo(K.kind()).Name;
+  for (unsigned I = 0; I < N.inputs().size(); ++I) {
+    const TensorType &T = N.inputs()[I]->type();
+    Key += "." + dtypeName(T.Dtype).str();
+    if (!K.reads(I))
+      Key += "x";
+    for (const Dim &D : T.Dims)
+      Key += D.Size == 1 ? "1" : "n";
+    for (unsigned J = 0; J < I; ++J)
+      if (N.inputs()[J] == N.inputs()[I]) {
+        Key += "=" + std::to_string(J);
+        break;
+      }
+  }
+  Key += "." + dtypeName(K.outputType()).str() + "r" +
+         std::to_string(N.output(0)->type().rank());
+  return Key;
+}
+
+// The thunk calls `void gj_ewnode.<key>(ptr out_slot, ptr in_slot...)`,
+// emitted on first use, which holds the whole Elemwise code above.
 static Error emitElemwise(ThunkEmitter &E) {
   Expected<ElementKernel> K = ElementKernel::get(E.Node);
   if (!K)
     return K.takeError();
-  ElemwiseEmitter(E, *K).emit();
+  const Apply &N = E.Node;
+  std::string Key = nodeKey(N, *K);
+  Function *F = E.M.getFunction(Key);
+  if (!F) {
+    LLVMContext &C = E.ctx();
+    SmallVector<Type *, 6> Params(1 + N.inputs().size(),
+                                  PointerType::getUnqual(C));
+    F = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false),
+                         GlobalValue::InternalLinkage, Key, E.M);
+    F->addFnAttr(Attribute::NoInline);
+    F->addFnAttr(Attribute::NoUnwind);
+    DenseMap<const Variable *, Value *> SlotOf;
+    SlotOf[N.output(0)] = F->getArg(0);
+    for (unsigned I = 0; I < N.inputs().size(); ++I)
+      SlotOf.try_emplace(N.inputs()[I], F->getArg(1 + I));
+    IRBuilder<> HB(BasicBlock::Create(C, "entry", F));
+    ThunkEmitter HE = E.forHelper(HB, std::move(SlotOf));
+    ElemwiseEmitter(HE, *K).emit();
+    HB.CreateRetVoid();
+  }
+  SmallVector<Value *, 6> Args{E.slotPointer(N.output(0))};
+  for (const Variable *V : N.inputs())
+    Args.push_back(E.slotPointer(V));
+  E.B.CreateCall(F, Args);
   return Error::success();
 }
 

@@ -24,6 +24,7 @@ public:
   static llvm::Expected<ElementKernel> get(const Apply &N);
 
   unsigned numInputs() const { return InTypes.size(); }
+  ScalarOpKind kind() const { return Kind; }
   /// Input K's dtype in memory.
   DType inputType(unsigned K) const { return InTypes[K]; }
   DType outputType() const { return Sig.Out; }

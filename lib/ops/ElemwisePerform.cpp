@@ -21,25 +21,25 @@ namespace {
 /// Runs K's kernel with compute type T. In holds the inputs already
 /// converted to the signature's dtypes.
 template <ScalarOpKind K, typename T>
-void runKernel(const NDArray &Out, llvm::ArrayRef<NDArray> In) {
+void runKernel(const NDArray &Out, llvm::ArrayRef<const NDArray *> In) {
   scalar::Fn<K> F;
   constexpr const ScalarOpInfo &Info = scalarOpInfo(K);
   if constexpr (K == ScalarOpKind::Switch) {
-    mapElements<T, bool, T, T>(Out, {&In[0], &In[1], &In[2]}, F);
+    mapElements<T, bool, T, T>(Out, {In[0], In[1], In[2]}, F);
   } else if constexpr (K == ScalarOpKind::Clip) {
-    mapElements<T, T, T, T>(Out, {&In[0], &In[1], &In[2]}, F);
+    mapElements<T, T, T, T>(Out, {In[0], In[1], In[2]}, F);
   } else if constexpr (K == ScalarOpKind::Second) {
-    mapElements<T, T>(Out, {&In[1]}, F);
+    mapElements<T, T>(Out, {In[1]}, F);
   } else if constexpr (Info.MinArity == 1) {
     using OutT = decltype(F(T()));
-    mapElements<OutT, T>(Out, {&In[0]}, F);
+    mapElements<OutT, T>(Out, {In[0]}, F);
   } else {
     using OutT = decltype(F(T(), T()));
-    mapElements<OutT, T, T>(Out, {&In[0], &In[1]}, F);
+    mapElements<OutT, T, T>(Out, {In[0], In[1]}, F);
     // n-ary add and mul fold left, as (a + b) + c.
     if constexpr (Info.MaxArity < 0)
       for (size_t I = 2; I < In.size(); ++I)
-        mapElements<T, T, T>(Out, {&Out, &In[I]}, F);
+        mapElements<T, T, T>(Out, {&Out, In[I]}, F);
   }
 }
 
@@ -47,7 +47,7 @@ void runKernel(const NDArray &Out, llvm::ArrayRef<NDArray> In) {
 /// compute dtype T.
 template <unsigned I = 0>
 Error dispatchKernel(ScalarOpKind K, DType T, const NDArray &Out,
-                     llvm::ArrayRef<NDArray> In) {
+                     llvm::ArrayRef<const NDArray *> In) {
   if constexpr (I < NumScalarOps) {
     constexpr ScalarOpKind KI = static_cast<ScalarOpKind>(I);
     if (K != KI)
@@ -102,6 +102,28 @@ Elemwise::signatureOf(llvm::ArrayRef<NDArray> Inputs) const {
   return scalarSignature(Kind, DTypes, CastTo);
 }
 
+/// The broadcast of the inputs' shapes into Out, without allocating;
+/// false if they do not broadcast (broadcastShapes() words why).
+static bool broadcastInto(llvm::ArrayRef<NDArray> Inputs,
+                          llvm::SmallVectorImpl<int64_t> &Out) {
+  size_t Rank = 0;
+  for (const NDArray &A : Inputs)
+    Rank = std::max<size_t>(Rank, A.rank());
+  Out.assign(Rank, 1);
+  for (const NDArray &A : Inputs) {
+    size_t Off = Rank - A.rank();
+    for (unsigned I = 0; I < A.rank(); ++I) {
+      int64_t D = A.dim(I), &O = Out[Off + I];
+      if (D == O || D == 1)
+        continue;
+      if (O != 1)
+        return false;
+      O = D;
+    }
+  }
+  return true;
+}
+
 Error Elemwise::prepare(llvm::ArrayRef<NDArray> Inputs,
                         std::vector<NDArray> &Outputs,
                         const ExecContext &Ctx) const {
@@ -109,22 +131,22 @@ Error Elemwise::prepare(llvm::ArrayRef<NDArray> Inputs,
   llvm::Expected<ScalarSignature> Sig = signatureOf(Inputs);
   if (!Sig)
     return Sig.takeError();
-  llvm::SmallVector<Shape, 4> Shapes;
-  for (const NDArray &A : Inputs)
-    Shapes.push_back(A.shape());
-  llvm::Expected<Shape> OutShape = broadcastShapes(Shapes);
-  if (!OutShape)
-    return OutShape.takeError();
-  llvm::Expected<NDArray> Out = NDArray::create(Sig->Out, *OutShape);
-  if (!Out)
-    return Out.takeError();
+  llvm::SmallVector<int64_t, 8> OutShape;
+  if (!broadcastInto(Inputs, OutShape)) {
+    llvm::SmallVector<Shape, 4> Shapes;
+    for (const NDArray &A : Inputs)
+      Shapes.push_back(A.shape());
+    return broadcastShapes(Shapes).takeError();
+  }
   if (Outputs.empty())
     Outputs.resize(1);
-  Outputs[0] = *Out;
+  // Uninitialised: perform() and the JIT code write every element.
+  if (Error E = NDArray::emptyInto(Outputs[0], Sig->Out, OutShape))
+    return E;
   // Only an integer compute dtype can refuse exponents. The inputs' own
   // values decide: converting to the (wider or equal) compute dtype keeps
   // their sign.
-  if (Kind == ScalarOpKind::Pow && Out->numElements() != 0 &&
+  if (Kind == ScalarOpKind::Pow && Outputs[0].numElements() != 0 &&
       isInteger(Sig->In[1]))
     return checkExponents(Inputs[1]);
   return Error::success();
@@ -144,18 +166,22 @@ Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
   }
   // prepare() succeeded, so the signature exists.
   ScalarSignature Sig = llvm::cantFail(signatureOf(Inputs));
-  llvm::SmallVector<NDArray, 4> In;
+  // The inputs in their compute dtypes: pointers to the inputs themselves
+  // unless a conversion is needed.
+  llvm::SmallVector<NDArray, 4> Converted(Inputs.size());
+  llvm::SmallVector<const NDArray *, 4> In;
   for (size_t I = 0; I < Inputs.size(); ++I) {
     // second() never reads its first input's values.
     bool Unread = Kind == ScalarOpKind::Second && I == 0;
     if (Unread || Inputs[I].dtype() == Sig.In[I]) {
-      In.push_back(Inputs[I]);
+      In.push_back(&Inputs[I]);
       continue;
     }
     llvm::Expected<NDArray> C = convertArray(Inputs[I], Sig.In[I]);
     if (!C)
       return C.takeError();
-    In.push_back(std::move(*C));
+    Converted[I] = std::move(*C);
+    In.push_back(&Converted[I]);
   }
   // The last input always has the compute dtype (switch's first is bool).
   return dispatchKernel(Kind, Sig.In.back(), Out, In);

@@ -17,9 +17,22 @@ if not bin_dir:
     lit_config.fatal("run through ctest, or pass --param graphjit_bin_dir=BUILD/bin")
 config.test_exec_root = params.get("graphjit_exec_root", os.path.join(bin_dir, "lit-out"))
 
+# Longest names first: "%graphjit" is a prefix of the others.
+plugin = params.get("graphjit_plugin", os.path.join(bin_dir, "..", "passes", "GraphjitPasses.so"))
+config.substitutions.append(("%graphjit_plugin", plugin))
+core_lib = params.get("graphjit_core_lib", os.path.join(bin_dir, "..", "lib", "libgraphjit_core.a"))
+config.substitutions.append(("%graphjit_core_lib", core_lib))
+config.substitutions.append(("%graphjit_src", os.path.join(os.path.dirname(__file__), "..", "..")))
+config.substitutions.append(("%graphjit_prof", os.path.join(bin_dir, "graphjit-prof")))
 config.substitutions.append(("%graphjit", os.path.join(bin_dir, "graphjit")))
+config.substitutions.append(("%opt", os.path.join(llvm_tools, "opt")))
+config.substitutions.append(("%llc", os.path.join(llvm_tools, "llc")))
+config.substitutions.append(("%clangxx", os.path.join(llvm_tools, "clang++")))
+config.substitutions.append(("%llvm_lib_dir", os.path.join(os.path.dirname(llvm_tools), "lib")))
 config.substitutions.append(("%python", params.get("python", "/usr/bin/python3")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 config.environment["PATH"] = os.pathsep.join([llvm_tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # Keep FileCheck's output free of colour codes.
 config.environment["TERM"] = "dumb"
+# Compiled objects are cached in the build tree, never in the user's home.
+config.environment["GRAPHJIT_CACHE_DIR"] = os.path.join(config.test_exec_root, "jit-cache")

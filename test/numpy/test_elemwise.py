@@ -354,6 +354,16 @@ LITERALS = [
 for label, expr, x, want in LITERALS:
     check(label, expr, {"x": x}, want)
 
+# A condition is not one of the values a literal joins (np.where(c, a, 1)
+# has a's dtype), and a literal condition is a value of its own.
+cf = arr("f64", [0.5, 0.0, -1.0, 0.0, 2.0, 0.0, 1.0])
+ai = arr("i8", A["i8"])
+check("switch f64 condition, i8 values, literal", "switch(c, a, 1)",
+      {"c": cf, "a": ai}, np.where(cf != 0, ai, np.int8(1)))
+check("switch literal condition", "switch(1, x, 0.5)",
+      {"x": arr("f32", A["f32"])},
+      np.where(True, arr("f32", A["f32"]), np.float32(0.5)))
+
 # --- Errors ------------------------------------------------------------------
 
 error("static broadcast mismatch",

@@ -1,0 +1,49 @@
+//===- graphjit/Flags.h - GRAPHJIT_FLAGS, Theano's flags -------*- C++ -*-===//
+//
+// Process-wide settings, read once from the environment variable
+// GRAPHJIT_FLAGS as THEANO_FLAGS was: comma-separated NAME=VALUE pairs,
+// e.g. GRAPHJIT_FLAGS=profile=True,profiling__n_apply=10. The command line
+// has an option of the same name for each (-profile, -profiling__n_apply).
+// An unknown name or a bad value is an error that lists the known flags.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_FLAGS_H
+#define GRAPHJIT_FLAGS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <string>
+
+namespace graphjit {
+
+struct Flags {
+  /// Profile every compiled function; print each profile, then their sum,
+  /// at exit.
+  bool Profile = false;
+  /// Rows of the Apply table, and of the Class and Ops tables.
+  unsigned ProfilingNApply = 20;
+  unsigned ProfilingNOps = 20;
+  /// Where the profiles go at exit: "stdout", "stderr" or a file name.
+  std::string ProfilingDestination = "stderr";
+  /// Print the function's graph (debugprint) with its profile.
+  bool ProfilingDebugprint = false;
+  /// Leave each function's first call out of its profile (compilation
+  /// warm-up: first-touch page faults, cold caches).
+  bool ProfilingIgnoreFirstCall = false;
+};
+
+/// Parses "NAME=VALUE,NAME=VALUE" over Base. Booleans are True/False (also
+/// true/false/1/0).
+llvm::Expected<Flags> parseFlags(llvm::StringRef Text, Flags Base = {});
+
+/// The flags of this process: GRAPHJIT_FLAGS parsed on first use (an error
+/// there is returned each time), or what setProcessFlags set.
+llvm::Expected<const Flags &> processFlags();
+void setProcessFlags(const Flags &F);
+
+/// "profile, profiling__n_apply, ..." for messages and --help.
+std::string knownFlagNames();
+
+} // namespace graphjit
+
+#endif

@@ -1,0 +1,137 @@
+//===- Flags.cpp - GRAPHJIT_FLAGS, Theano's flags ------------------------===//
+
+#include "graphjit/Flags.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include <cstdlib>
+#include <mutex>
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace {
+enum class Kind { Bool, Unsigned, String };
+struct FlagInfo {
+  const char *Name;
+  Kind K;
+  void *(*Field)(Flags &);
+};
+} // namespace
+
+static const FlagInfo Known[] = {
+    {"profile", Kind::Bool, [](Flags &F) -> void * { return &F.Profile; }},
+    {"profiling__n_apply", Kind::Unsigned,
+     [](Flags &F) -> void * { return &F.ProfilingNApply; }},
+    {"profiling__n_ops", Kind::Unsigned,
+     [](Flags &F) -> void * { return &F.ProfilingNOps; }},
+    {"profiling__destination", Kind::String,
+     [](Flags &F) -> void * { return &F.ProfilingDestination; }},
+    {"profiling__debugprint", Kind::Bool,
+     [](Flags &F) -> void * { return &F.ProfilingDebugprint; }},
+    {"profiling__ignore_first_call", Kind::Bool,
+     [](Flags &F) -> void * { return &F.ProfilingIgnoreFirstCall; }},
+};
+
+std::string graphjit::knownFlagNames() {
+  std::string Names;
+  for (const FlagInfo &I : Known)
+    Names += (Names.empty() ? "" : ", ") + std::string(I.Name);
+  return Names;
+}
+
+static Error badValue(StringRef Name, StringRef Value, StringRef Want) {
+  return llvm::createStringError("GRAPHJIT_FLAGS: " + Name + "=" + Value +
+                                 ": expected " + Want);
+}
+
+Expected<Flags> graphjit::parseFlags(StringRef Text, Flags Base) {
+  llvm::SmallVector<StringRef, 8> Items;
+  Text.split(Items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef Item : Items) {
+    Item = Item.trim();
+    if (Item.empty())
+      continue;
+    auto [Name, Value] = Item.split('=');
+    Name = Name.trim();
+    Value = Value.trim();
+    // Theano spells section flags with a dot as well: profiling.n_apply.
+    std::string Canonical;
+    for (char C : Name)
+      Canonical += C == '.' ? std::string("__") : std::string(1, C);
+    const FlagInfo *Info = llvm::find_if(
+        Known, [&](const FlagInfo &I) { return Canonical == I.Name; });
+    if (Info == std::end(Known))
+      return llvm::createStringError("GRAPHJIT_FLAGS: unknown flag '" + Name +
+                                     "' (known: " + knownFlagNames() + ")");
+    if (!Item.contains('='))
+      return badValue(Name, "", "NAME=VALUE");
+    void *Field = Info->Field(Base);
+    switch (Info->K) {
+    case Kind::Bool: {
+      std::string Lower = Value.lower();
+      if (Lower == "true" || Lower == "1")
+        *static_cast<bool *>(Field) = true;
+      else if (Lower == "false" || Lower == "0")
+        *static_cast<bool *>(Field) = false;
+      else
+        return badValue(Name, Value, "True or False");
+      break;
+    }
+    case Kind::Unsigned: {
+      unsigned N;
+      if (Value.getAsInteger(10, N))
+        return badValue(Name, Value, "a non-negative integer");
+      *static_cast<unsigned *>(Field) = N;
+      break;
+    }
+    case Kind::String:
+      if (Value.empty())
+        return badValue(Name, Value, "a value");
+      *static_cast<std::string *>(Field) = Value.str();
+      break;
+    }
+  }
+  return Base;
+}
+
+namespace {
+struct ProcessFlags {
+  std::mutex Lock;
+  bool Parsed = false;
+  Flags Value;
+  std::string Error;
+};
+} // namespace
+
+static ProcessFlags &state() {
+  static ProcessFlags S;
+  return S;
+}
+
+Expected<const Flags &> graphjit::processFlags() {
+  ProcessFlags &S = state();
+  std::lock_guard<std::mutex> Guard(S.Lock);
+  if (!S.Parsed) {
+    S.Parsed = true;
+    if (const char *Env = std::getenv("GRAPHJIT_FLAGS")) {
+      Expected<Flags> F = parseFlags(Env);
+      if (F)
+        S.Value = *F;
+      else
+        S.Error = llvm::toString(F.takeError());
+    }
+  }
+  if (!S.Error.empty())
+    return llvm::createStringError(S.Error);
+  return S.Value;
+}
+
+void graphjit::setProcessFlags(const Flags &F) {
+  ProcessFlags &S = state();
+  std::lock_guard<std::mutex> Guard(S.Lock);
+  S.Parsed = true;
+  S.Error.clear();
+  S.Value = F;
+}

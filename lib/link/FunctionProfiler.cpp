@@ -1,0 +1,116 @@
+//===- FunctionProfiler.cpp - One function's profile while it runs -------===//
+
+#include "FunctionProfiler.h"
+#include "runtime/Clock.h"
+#include "runtime/ProfileRuntime.h"
+#include <algorithm>
+#include <x86intrin.h>
+
+using namespace graphjit;
+
+FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
+                                   bool IgnoreFirstCall)
+    : Base(describeFunction(F)), Linker(Linker),
+      IgnoreFirstCall(IgnoreFirstCall),
+      PyTicks(new std::atomic<uint64_t>[F.numApplies()]()),
+      PyCalls(new std::atomic<uint64_t>[F.numApplies()]()) {
+  Base.Linker = linkerName(Linker).str();
+  if (Linker == LinkerKind::Py)
+    for (ApplyProfile &A : Base.Applies)
+      A.Compiled = false;
+  // Calibrate now, not during the first call.
+  (void)ProfileClock::get();
+}
+
+void FunctionProfiler::setCompiled(const gj_profile_desc *D,
+                                   const std::vector<bool> &C) {
+  Desc = D;
+  for (ApplyProfile &A : Base.Applies)
+    A.Compiled = A.Id < C.size() && C[A.Id];
+}
+
+// The clock the instrumented code reads, so that call and Apply times
+// compare.
+uint64_t FunctionProfiler::now() const {
+  if (ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC)
+    return __rdtsc();
+  return gj_profile_now();
+}
+
+void FunctionProfiler::callEnded(uint64_t Start) {
+  uint64_t Ticks = now() - Start;
+  if (IgnoreFirstCall && !FirstCallDone.exchange(true)) {
+    // Remember where the counters stood after the first call; snapshot()
+    // subtracts it.
+    std::lock_guard<std::mutex> Guard(TensorLock);
+    if (Desc) {
+      ProfileTotals T = ProfileRuntime::totals(*Desc);
+      FirstCall = T.Applies;
+      FirstCallDriverTicks = T.DriverTicks;
+      FirstCallDriverCalls = T.Calls;
+    } else {
+      FirstCall.resize(Base.Applies.size());
+      for (unsigned I = 0; I < FirstCall.size(); ++I)
+        FirstCall[I] = {PyTicks[I].load(), PyCalls[I].load()};
+      FirstCallDriverTicks = DriverTicks.load();
+    }
+    return; // The next call records the tensors again.
+  }
+  TensorsRecorded.store(true, std::memory_order_relaxed);
+  Calls.fetch_add(1, std::memory_order_relaxed);
+  CallTicks.fetch_add(Ticks, std::memory_order_relaxed);
+}
+
+void FunctionProfiler::recordTensors(const Apply &A,
+                                     llvm::ArrayRef<NDArray> Inputs,
+                                     llvm::ArrayRef<NDArray> Outputs) {
+  std::lock_guard<std::mutex> Guard(TensorLock);
+  graphjit::recordTensors(Base.Applies[A.id()], A, Inputs, Outputs);
+}
+
+FunctionProfile FunctionProfiler::snapshot() const {
+  FunctionProfile P;
+  {
+    std::lock_guard<std::mutex> Guard(TensorLock);
+    P = Base;
+  }
+  const ProfileClock &Clock = ProfileClock::get();
+  uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
+  auto Seconds = [&](uint64_t Ticks) { return Clock.seconds(Ticks, ClockKind); };
+  double Overhead = Desc ? Clock.overheadNsPerApply() * 1e-9 : 0;
+
+  P.Calls = Calls.load();
+  P.CallSeconds = Seconds(CallTicks.load());
+  P.Clock = Clock.clockName();
+  P.InstrumentationNsPerApply = Desc ? Clock.overheadNsPerApply() : 0;
+  P.Compile = {Times.Rewrite, Times.Lower, Times.Optimize, Times.Codegen,
+               Times.Link, Times.Cached};
+
+  std::vector<gj_apply_counter> Counts(P.Applies.size());
+  uint64_t Driver = 0;
+  if (Desc) {
+    ProfileTotals T = ProfileRuntime::totals(*Desc);
+    for (unsigned I = 0; I < Counts.size() && I < T.Applies.size(); ++I)
+      Counts[I] = T.Applies[I];
+    Driver = T.DriverTicks - std::min(T.DriverTicks, FirstCallDriverTicks);
+  } else {
+    for (unsigned I = 0; I < Counts.size(); ++I)
+      Counts[I] = {PyTicks[I].load(), PyCalls[I].load()};
+    Driver = DriverTicks.load() - std::min(DriverTicks.load(),
+                                           FirstCallDriverTicks);
+  }
+  {
+    std::lock_guard<std::mutex> Guard(TensorLock);
+    for (unsigned I = 0; I < Counts.size() && I < FirstCall.size(); ++I) {
+      Counts[I].ticks -= std::min(Counts[I].ticks, FirstCall[I].ticks);
+      Counts[I].calls -= std::min(Counts[I].calls, FirstCall[I].calls);
+    }
+  }
+  P.DriverSeconds = Seconds(Driver);
+  for (ApplyProfile &A : P.Applies) {
+    const gj_apply_counter &C = Counts[A.Id];
+    A.Calls = C.calls;
+    A.Seconds = std::max(0.0, Seconds(C.ticks) - Overhead * double(C.calls));
+  }
+  return P;
+}

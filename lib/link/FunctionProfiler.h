@@ -1,0 +1,74 @@
+//===- FunctionProfiler.h - One function's profile while it runs -*- C++ -*-===//
+//
+// What a profiled Function keeps besides the instrumented code's counters
+// (runtime/ProfileRuntime.h): the time of whole calls, the interpreter's
+// per-Apply ticks (the py linker has no instrumented code), and the tensors
+// each Apply saw, recorded on one call only. snapshot() turns it all into
+// a FunctionProfile in seconds, the instrumentation's cost subtracted.
+// Thread-safe: calls may run concurrently.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_LINK_FUNCTIONPROFILER_H
+#define GRAPHJIT_LINK_FUNCTIONPROFILER_H
+
+#include "graphjit/Function.h"
+#include "graphjit/Profile.h"
+#include "runtime/RuntimeABI.h"
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace graphjit {
+
+class FunctionProfiler {
+public:
+  FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
+                   bool IgnoreFirstCall);
+
+  /// The JIT's instrumented driver and which Applies run JIT code.
+  void setCompiled(const gj_profile_desc *Desc, const std::vector<bool> &C);
+  void setCompileTimes(const CompileTimes &T) { Times = T; }
+
+  /// The clock's ticks now (the instrumentation's clock).
+  uint64_t now() const;
+  /// One call ended, started at Start.
+  void callEnded(uint64_t Start);
+  /// The py linker's loop ran Ticks (the JIT's driver reports its own).
+  void driverRan(uint64_t Ticks) {
+    DriverTicks.fetch_add(Ticks, std::memory_order_relaxed);
+  }
+  /// The py linker: Apply Id ran Ticks.
+  void applyRan(unsigned Id, uint64_t Ticks) {
+    PyTicks[Id].fetch_add(Ticks, std::memory_order_relaxed);
+    PyCalls[Id].fetch_add(1, std::memory_order_relaxed);
+  }
+
+  /// Whether this call should record the tensors each Apply sees (one call
+  /// does; the first is skipped when it is ignored).
+  bool wantsTensors() const {
+    return !TensorsRecorded.load(std::memory_order_relaxed);
+  }
+  void recordTensors(const Apply &A, llvm::ArrayRef<NDArray> Inputs,
+                     llvm::ArrayRef<NDArray> Outputs);
+
+  FunctionProfile snapshot() const;
+
+private:
+  FunctionProfile Base; ///< Names, ops, locations, C/Py, tensors.
+  const gj_profile_desc *Desc = nullptr;
+  LinkerKind Linker;
+  CompileTimes Times;
+  bool IgnoreFirstCall;
+  std::atomic<bool> FirstCallDone{false};
+  std::atomic<bool> TensorsRecorded{false};
+  std::atomic<uint64_t> Calls{0}, CallTicks{0}, DriverTicks{0};
+  std::unique_ptr<std::atomic<uint64_t>[]> PyTicks, PyCalls;
+  mutable std::mutex TensorLock;
+  /// Counters when the first call ended, subtracted when it is ignored.
+  std::vector<gj_apply_counter> FirstCall;
+  uint64_t FirstCallDriverTicks = 0, FirstCallDriverCalls = 0;
+};
+
+} // namespace graphjit
+
+#endif

@@ -1,0 +1,93 @@
+//===- ProfileStats.cpp - Where profiled functions report -----------------===//
+
+#include "graphjit/ProfileStats.h"
+#include "graphjit/Flags.h"
+#include "llvm/Support/FileSystem.h"
+#include <cstdlib>
+
+using namespace graphjit;
+
+unsigned ProfileStats::attach(Snapshot Take, std::string DebugPrint) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  Sources.push_back({NextHandle, std::move(Take), std::nullopt,
+                     std::move(DebugPrint)});
+  return NextHandle++;
+}
+
+void ProfileStats::detach(unsigned Handle) {
+  std::lock_guard<std::mutex> Guard(Lock);
+  for (Source &S : Sources)
+    if (S.Handle == Handle && !S.Final) {
+      S.Final = S.Take();
+      S.Take = nullptr;
+    }
+}
+
+Profile ProfileStats::profile() const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  Profile P;
+  for (const Source &S : Sources)
+    P.Functions.push_back(S.Final ? *S.Final : S.Take());
+  return P;
+}
+
+std::vector<std::string> ProfileStats::debugPrints() const {
+  std::lock_guard<std::mutex> Guard(Lock);
+  std::vector<std::string> D;
+  for (const Source &S : Sources)
+    D.push_back(S.DebugPrint);
+  return D;
+}
+
+void ProfileStats::summary(llvm::raw_ostream &OS,
+                           const SummaryOptions &Opts) const {
+  Profile P = profile();
+  if (!Name.empty())
+    OS << "Profile: " << Name << "\n";
+  printSummary(OS, P, Opts);
+}
+
+// At exit: every function's profile and their sum, where the flags say.
+static void printProcessProfile() {
+  std::shared_ptr<ProfileStats> Stats = processProfileStats();
+  llvm::Expected<const Flags &> F = processFlags();
+  if (!F) {
+    llvm::consumeError(F.takeError());
+    return;
+  }
+  SummaryOptions Opts;
+  Opts.NApply = F->ProfilingNApply;
+  Opts.NOps = F->ProfilingNOps;
+  auto Print = [&](llvm::raw_ostream &OS) {
+    if (F->ProfilingDebugprint)
+      for (const std::string &D : Stats->debugPrints())
+        OS << D << "\n";
+    Stats->summary(OS, Opts);
+    OS.flush();
+  };
+  // Streams of their own: at exit, llvm::outs() may be destroyed already.
+  const std::string &Dest = F->ProfilingDestination;
+  if (Dest == "stdout" || Dest == "stderr") {
+    llvm::raw_fd_ostream OS(Dest == "stdout" ? 1 : 2, /*shouldClose=*/false);
+    return Print(OS);
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Dest, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    llvm::errs() << "graphjit: error: cannot write the profile to '" << Dest
+                 << "': " << EC.message() << "\n";
+    return;
+  }
+  Print(OS);
+}
+
+std::shared_ptr<ProfileStats> graphjit::processProfileStats() {
+  // Never destroyed: it is printed at exit, after main's objects are gone.
+  static auto *Stats = [] {
+    auto *S = new std::shared_ptr<ProfileStats>(
+        std::make_shared<ProfileStats>());
+    std::atexit(printProcessProfile);
+    return S;
+  }();
+  return *Stats;
+}

@@ -1,0 +1,459 @@
+//===- profile/ProfileJSON.cpp - Profiles as JSON -------------------------===//
+//
+// The versioned JSON form of a Profile (docs/profile-json.md). The reader
+// checks everything and names the file and the JSON path of the first
+// problem ("a.json: functions[0].applies[3].calls: expected an integer"),
+// so that a bad file is a message, never a crash or a wrong report.
+//
+//===----------------------------------------------------------------------===//
+#include "graphjit/Profile.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
+#include <cmath>
+
+using namespace llvm;
+
+namespace graphjit {
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// JSON has no NaN or infinity; the model never holds them, but a writer
+/// must not produce unreadable files if it ever does.
+double finite(double D) { return std::isfinite(D) ? D : 0; }
+
+void writeTensors(json::OStream &J, StringRef Key,
+                  ArrayRef<TensorInfo> Tensors) {
+  J.attributeArray(Key, [&] {
+    for (const TensorInfo &T : Tensors)
+      J.object([&] {
+        J.attribute("dtype", T.DType);
+        J.attributeArray("shape", [&] {
+          for (int64_t D : T.Shape)
+            J.value(D);
+        });
+        J.attributeArray("strides", [&] {
+          for (int64_t S : T.Strides)
+            J.value(S);
+        });
+      });
+  });
+}
+
+void writeApply(json::OStream &J, const ApplyProfile &A) {
+  J.object([&] {
+    J.attribute("id", int64_t(A.Id));
+    J.attribute("name", A.Name);
+    J.attribute("op", A.Op);
+    J.attribute("op_class", A.OpClass);
+    J.attribute("loc", A.Loc);
+    J.attribute("type", A.type());
+    J.attribute("calls", A.Calls);
+    J.attribute("seconds", finite(A.Seconds));
+    J.attribute("flops_per_call", finite(A.FlopsPerCall));
+    J.attribute("bytes_per_call", finite(A.BytesPerCall));
+    writeTensors(J, "inputs", A.Inputs);
+    writeTensors(J, "outputs", A.Outputs);
+  });
+}
+
+void writeFunction(json::OStream &J, const FunctionProfile &F) {
+  J.object([&] {
+    J.attribute("name", F.Name);
+    J.attribute("file", F.File);
+    J.attribute("calls", F.Calls);
+    J.attribute("call_seconds", finite(F.CallSeconds));
+    J.attribute("driver_seconds", finite(F.DriverSeconds));
+    J.attributeObject("compile", [&] {
+      J.attribute("rewrite", finite(F.Compile.Rewrite));
+      J.attribute("lower", finite(F.Compile.Lower));
+      J.attribute("optimize", finite(F.Compile.Optimize));
+      J.attribute("codegen", finite(F.Compile.Codegen));
+      J.attribute("link", finite(F.Compile.Link));
+      J.attribute("cached", F.Compile.Cached);
+    });
+    J.attribute("linker", F.Linker);
+    J.attribute("clock", F.Clock);
+    J.attribute("instrumentation_ns_per_apply",
+                finite(F.InstrumentationNsPerApply));
+    J.attributeArray("applies", [&] {
+      for (const ApplyProfile &A : F.Applies)
+        writeApply(J, A);
+    });
+  });
+}
+
+} // namespace
+
+void writeProfileJSON(raw_ostream &OS, const Profile &P) {
+  json::OStream J(OS, /*IndentSize=*/2);
+  J.object([&] {
+    J.attribute("graphjit_profile", int64_t(ProfileJSONVersion));
+    J.attribute("machine", P.Machine);
+    J.attributeArray("functions", [&] {
+      for (const FunctionProfile &F : P.Functions)
+        writeFunction(J, F);
+    });
+  });
+  OS << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class ProfileReader {
+public:
+  explicit ProfileReader(StringRef File) : File(File) {}
+  Expected<Profile> read(const json::Value &Root);
+
+private:
+  StringRef File;
+
+  Error fail(const std::string &Path, const Twine &Msg) const {
+    return createStringError(inconvertibleErrorCode(),
+                             File + ": " + (Path.empty() ? "(root)" : Path) +
+                                 ": " + Msg);
+  }
+  static std::string child(const std::string &Path, StringRef Key) {
+    return Path.empty() ? Key.str() : Path + "." + Key.str();
+  }
+  static std::string index(const std::string &Path, size_t I) {
+    return Path + "[" + std::to_string(I) + "]";
+  }
+
+  /// The member Key of O: an error when Required and absent, null when
+  /// absent and optional.
+  Expected<const json::Value *> member(const json::Object &O, StringRef Key,
+                                       const std::string &Path,
+                                       bool Required) const {
+    const json::Value *V = O.get(Key);
+    if (!V && Required)
+      return fail(child(Path, Key), "missing");
+    return V;
+  }
+  Error getString(const json::Object &O, StringRef Key, const std::string &Path,
+                  bool Required, std::string &Out) const;
+  Error getUInt(const json::Object &O, StringRef Key, const std::string &Path,
+                bool Required, uint64_t &Out) const;
+  /// A finite number >= 0.
+  Error getSeconds(const json::Object &O, StringRef Key,
+                   const std::string &Path, bool Required, double &Out) const;
+  Error getBool(const json::Object &O, StringRef Key, const std::string &Path,
+                bool Required, bool &Out) const;
+  Expected<const json::Array *> getArray(const json::Object &O, StringRef Key,
+                                         const std::string &Path,
+                                         bool Required) const;
+  Expected<const json::Object *> asObject(const json::Value &V,
+                                          const std::string &Path) const {
+    if (const json::Object *O = V.getAsObject())
+      return O;
+    return fail(Path, "expected an object");
+  }
+  Error readIntegers(const json::Object &O, StringRef Key,
+                     const std::string &Path, std::vector<int64_t> &Out) const;
+  Error readTensors(const json::Object &O, StringRef Key,
+                    const std::string &Path,
+                    std::vector<TensorInfo> &Out) const;
+  Error readCompile(const json::Object &O, const std::string &Path,
+                    CompileSplit &Out) const;
+  Error readApply(const json::Value &V, const std::string &Path,
+                  ApplyProfile &Out) const;
+  Error readFunction(const json::Value &V, const std::string &Path,
+                     FunctionProfile &Out) const;
+};
+
+Error ProfileReader::getString(const json::Object &O, StringRef Key,
+                               const std::string &Path, bool Required,
+                               std::string &Out) const {
+  auto V = member(O, Key, Path, Required);
+  if (!V)
+    return V.takeError();
+  if (!*V)
+    return Error::success();
+  std::optional<StringRef> S = (*V)->getAsString();
+  if (!S)
+    return fail(child(Path, Key), "expected a string");
+  Out = S->str();
+  return Error::success();
+}
+
+Error ProfileReader::getUInt(const json::Object &O, StringRef Key,
+                             const std::string &Path, bool Required,
+                             uint64_t &Out) const {
+  auto V = member(O, Key, Path, Required);
+  if (!V)
+    return V.takeError();
+  if (!*V)
+    return Error::success();
+  std::optional<uint64_t> N = (*V)->getAsUINT64();
+  if (!N)
+    return fail(child(Path, Key), "expected an integer >= 0");
+  Out = *N;
+  return Error::success();
+}
+
+Error ProfileReader::getSeconds(const json::Object &O, StringRef Key,
+                                const std::string &Path, bool Required,
+                                double &Out) const {
+  auto V = member(O, Key, Path, Required);
+  if (!V)
+    return V.takeError();
+  if (!*V)
+    return Error::success();
+  std::optional<double> D = (*V)->getAsNumber();
+  if (!D)
+    return fail(child(Path, Key), "expected a number");
+  if (!std::isfinite(*D) || *D < 0)
+    return fail(child(Path, Key), "expected a finite number >= 0");
+  Out = *D;
+  return Error::success();
+}
+
+Error ProfileReader::getBool(const json::Object &O, StringRef Key,
+                             const std::string &Path, bool Required,
+                             bool &Out) const {
+  auto V = member(O, Key, Path, Required);
+  if (!V)
+    return V.takeError();
+  if (!*V)
+    return Error::success();
+  std::optional<bool> B = (*V)->getAsBoolean();
+  if (!B)
+    return fail(child(Path, Key), "expected true or false");
+  Out = *B;
+  return Error::success();
+}
+
+Expected<const json::Array *> ProfileReader::getArray(const json::Object &O,
+                                                      StringRef Key,
+                                                      const std::string &Path,
+                                                      bool Required) const {
+  auto V = member(O, Key, Path, Required);
+  if (!V)
+    return V.takeError();
+  if (!*V)
+    return nullptr;
+  const json::Array *A = (*V)->getAsArray();
+  if (!A)
+    return fail(child(Path, Key), "expected an array");
+  return A;
+}
+
+Error ProfileReader::readIntegers(const json::Object &O, StringRef Key,
+                                  const std::string &Path,
+                                  std::vector<int64_t> &Out) const {
+  auto A = getArray(O, Key, Path, /*Required=*/true);
+  if (!A)
+    return A.takeError();
+  Out.clear();
+  for (size_t I = 0; I < (*A)->size(); ++I) {
+    std::optional<int64_t> N = (**A)[I].getAsInteger();
+    if (!N)
+      return fail(index(child(Path, Key), I), "expected an integer");
+    Out.push_back(*N);
+  }
+  return Error::success();
+}
+
+Error ProfileReader::readTensors(const json::Object &O, StringRef Key,
+                                 const std::string &Path,
+                                 std::vector<TensorInfo> &Out) const {
+  auto A = getArray(O, Key, Path, /*Required=*/false);
+  if (!A)
+    return A.takeError();
+  Out.clear();
+  if (!*A)
+    return Error::success();
+  for (size_t I = 0; I < (*A)->size(); ++I) {
+    std::string TPath = index(child(Path, Key), I);
+    auto TO = asObject((**A)[I], TPath);
+    if (!TO)
+      return TO.takeError();
+    TensorInfo T;
+    if (Error E = getString(**TO, "dtype", TPath, true, T.DType))
+      return E;
+    if (Error E = readIntegers(**TO, "shape", TPath, T.Shape))
+      return E;
+    if (Error E = readIntegers(**TO, "strides", TPath, T.Strides))
+      return E;
+    if (T.Strides.size() != T.Shape.size())
+      return fail(child(TPath, "strides"),
+                  "expected as many strides as dims (" + Twine(T.Shape.size()) +
+                      ")");
+    Out.push_back(std::move(T));
+  }
+  return Error::success();
+}
+
+Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
+                                 CompileSplit &Out) const {
+  const json::Value *V = O.get("compile");
+  if (!V)
+    return Error::success();
+  std::string CPath = child(Path, "compile");
+  auto C = asObject(*V, CPath);
+  if (!C)
+    return C.takeError();
+  std::pair<StringRef, double *> Phases[] = {{"rewrite", &Out.Rewrite},
+                                             {"lower", &Out.Lower},
+                                             {"optimize", &Out.Optimize},
+                                             {"codegen", &Out.Codegen},
+                                             {"link", &Out.Link}};
+  for (auto &[Key, Field] : Phases)
+    if (Error E = getSeconds(**C, Key, CPath, false, *Field))
+      return E;
+  return getBool(**C, "cached", CPath, false, Out.Cached);
+}
+
+Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
+                               ApplyProfile &Out) const {
+  auto O = asObject(V, Path);
+  if (!O)
+    return O.takeError();
+  uint64_t Id = 0;
+  if (Error E = getUInt(**O, "id", Path, true, Id))
+    return E;
+  if (Id > UINT32_MAX)
+    return fail(child(Path, "id"), "expected an id below 2^32");
+  Out.Id = unsigned(Id);
+  if (Error E = getString(**O, "name", Path, true, Out.Name))
+    return E;
+  if (Error E = getString(**O, "op", Path, true, Out.Op))
+    return E;
+  if (Error E = getString(**O, "op_class", Path, true, Out.OpClass))
+    return E;
+  if (Error E = getString(**O, "loc", Path, false, Out.Loc))
+    return E;
+  std::string Type;
+  if (Error E = getString(**O, "type", Path, true, Type))
+    return E;
+  if (Type != "C" && Type != "Py")
+    return fail(child(Path, "type"),
+                "expected \"C\" or \"Py\", not \"" + Type + "\"");
+  Out.Compiled = Type == "C";
+  if (Error E = getUInt(**O, "calls", Path, true, Out.Calls))
+    return E;
+  if (Error E = getSeconds(**O, "seconds", Path, true, Out.Seconds))
+    return E;
+  if (Error E =
+          getSeconds(**O, "flops_per_call", Path, false, Out.FlopsPerCall))
+    return E;
+  if (Error E =
+          getSeconds(**O, "bytes_per_call", Path, false, Out.BytesPerCall))
+    return E;
+  if (Error E = readTensors(**O, "inputs", Path, Out.Inputs))
+    return E;
+  return readTensors(**O, "outputs", Path, Out.Outputs);
+}
+
+Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
+                                  FunctionProfile &Out) const {
+  auto O = asObject(V, Path);
+  if (!O)
+    return O.takeError();
+  if (Error E = getString(**O, "name", Path, true, Out.Name))
+    return E;
+  if (Error E = getString(**O, "file", Path, false, Out.File))
+    return E;
+  if (Error E = getUInt(**O, "calls", Path, true, Out.Calls))
+    return E;
+  if (Error E = getSeconds(**O, "call_seconds", Path, true, Out.CallSeconds))
+    return E;
+  if (Error E =
+          getSeconds(**O, "driver_seconds", Path, true, Out.DriverSeconds))
+    return E;
+  if (Error E = readCompile(**O, Path, Out.Compile))
+    return E;
+  if (Error E = getString(**O, "linker", Path, false, Out.Linker))
+    return E;
+  if (Error E = getString(**O, "clock", Path, false, Out.Clock))
+    return E;
+  if (Error E = getSeconds(**O, "instrumentation_ns_per_apply", Path, false,
+                           Out.InstrumentationNsPerApply))
+    return E;
+  auto Applies = getArray(**O, "applies", Path, /*Required=*/true);
+  if (!Applies)
+    return Applies.takeError();
+  DenseSet<unsigned> Ids;
+  std::string APath = child(Path, "applies");
+  for (size_t I = 0; I < (*Applies)->size(); ++I) {
+    ApplyProfile A;
+    if (Error E = readApply((**Applies)[I], index(APath, I), A))
+      return E;
+    if (!Ids.insert(A.Id).second)
+      return fail(child(index(APath, I), "id"),
+                  "duplicate id " + Twine(A.Id) + " in this function");
+    Out.Applies.push_back(std::move(A));
+  }
+  return Error::success();
+}
+
+Expected<Profile> ProfileReader::read(const json::Value &Root) {
+  auto O = asObject(Root, "");
+  if (!O)
+    return O.takeError();
+  const json::Value *Version = (*O)->get("graphjit_profile");
+  if (!Version)
+    return fail("", "not a graphjit profile: no \"graphjit_profile\" version");
+  std::optional<int64_t> N = Version->getAsInteger();
+  if (!N)
+    return fail("graphjit_profile", "expected an integer");
+  if (*N != ProfileJSONVersion)
+    return fail("graphjit_profile", "version " + Twine(*N) +
+                                        " is not supported (this build reads "
+                                        "version " +
+                                        Twine(ProfileJSONVersion) + ")");
+  Profile P;
+  if (Error E = getString(**O, "machine", "", false, P.Machine))
+    return E;
+  auto Functions = getArray(**O, "functions", "", /*Required=*/true);
+  if (!Functions)
+    return Functions.takeError();
+  for (size_t I = 0; I < (*Functions)->size(); ++I) {
+    FunctionProfile F;
+    if (Error E = readFunction((**Functions)[I], index("functions", I), F))
+      return E;
+    P.Functions.push_back(std::move(F));
+  }
+  return P;
+}
+
+} // namespace
+
+Expected<Profile> readProfileJSON(StringRef Text, StringRef FileName) {
+  Expected<json::Value> Root = json::parse(Text);
+  if (!Root) {
+    // json::ParseError logs "[LINE:COL, byte=N]: MESSAGE"; say it as
+    // "FILE:LINE:COL: invalid JSON: MESSAGE".
+    std::string Msg = toString(Root.takeError());
+    SmallVector<StringRef, 4> Groups;
+    Regex Located("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$");
+    if (Located.match(Msg, &Groups))
+      return createStringError(inconvertibleErrorCode(),
+                               FileName + ":" + Groups[1] + ":" + Groups[2] +
+                                   ": invalid JSON: " + Groups[3]);
+    return createStringError(inconvertibleErrorCode(),
+                             FileName + ": invalid JSON: " + Msg);
+  }
+  return ProfileReader(FileName).read(*Root);
+}
+
+Expected<Profile> readProfileJSONFile(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer =
+      MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/true);
+  if (!Buffer)
+    return createStringError(
+        Buffer.getError(),
+        Path + ": cannot read: " + Buffer.getError().message());
+  return readProfileJSON((*Buffer)->getBuffer(), Path);
+}
+
+} // namespace graphjit

@@ -1,0 +1,176 @@
+//===- profile/ProfileMerge.cpp - Sums of runs ----------------------------===//
+//
+// mergeProfiles(): runs of the same functions added together, as Theano
+// combines the profiles of several calls. A function is the same when its
+// name and file are; its Applies must then be the same too (ids, names,
+// ops, C or Py), since adding the times of different graphs would give a
+// report that describes neither. docs/profile-json.md, "Merging".
+//
+//===----------------------------------------------------------------------===//
+#include "graphjit/Profile.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace llvm;
+
+namespace graphjit {
+
+namespace {
+
+/// A mean of per-call numbers weighted by calls, so that the merged
+/// per-call estimate times the merged calls is the sum of the totals.
+double weighted(double A, uint64_t CallsA, double B, uint64_t CallsB) {
+  double Calls = double(CallsA) + double(CallsB);
+  if (!(Calls > 0))
+    return A != 0 ? A : B;
+  return (A * double(CallsA) + B * double(CallsB)) / Calls;
+}
+
+uint64_t applyCalls(const FunctionProfile &F) {
+  uint64_t N = 0;
+  for (const ApplyProfile &A : F.Applies)
+    N += A.Calls;
+  return N;
+}
+
+/// "A; B" without repeating what is already there.
+void joinDistinct(std::string &Into, const std::string &Other) {
+  if (Other.empty() || Into == Other)
+    return;
+  if (Into.empty()) {
+    Into = Other;
+    return;
+  }
+  if (Into.find(Other) == std::string::npos)
+    Into += "; " + Other;
+}
+
+class ProfileMerger {
+public:
+  explicit ProfileMerger(ArrayRef<std::string> Names) : Names(Names) {}
+  Error add(const Profile &P, size_t Run);
+  Profile take() { return std::move(Result); }
+
+private:
+  ArrayRef<std::string> Names;
+  Profile Result;
+  /// The run each function of Result first came from.
+  std::vector<size_t> FirstRun;
+
+  std::string runName(size_t Run) const {
+    if (Run < Names.size())
+      return Names[Run];
+    return "profile " + std::to_string(Run + 1);
+  }
+  Error mismatch(const FunctionProfile &F, size_t RunA, size_t RunB,
+                 const Twine &What) const {
+    std::string Where = "function '" + F.Name + "'";
+    if (!F.File.empty())
+      Where += " (" + F.File + ")";
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot merge " + runName(RunA) + " and " +
+                                 runName(RunB) + ": " + Where + ": " + What);
+  }
+  Error addFunction(FunctionProfile &Into, const FunctionProfile &F,
+                    size_t RunA, size_t RunB);
+};
+
+Error ProfileMerger::addFunction(FunctionProfile &Into,
+                                 const FunctionProfile &F, size_t RunA,
+                                 size_t RunB) {
+  std::string NameA = runName(RunA), NameB = runName(RunB);
+  if (!Into.Linker.empty() && !F.Linker.empty() && Into.Linker != F.Linker)
+    return mismatch(F, RunA, RunB,
+                    "linker " + Into.Linker + " in " + NameA + " but " +
+                        F.Linker + " in " + NameB);
+  if (Into.Applies.size() != F.Applies.size())
+    return mismatch(F, RunA, RunB,
+                    Twine(Into.Applies.size()) + " Applies in " + NameA +
+                        " but " + Twine(F.Applies.size()) + " in " + NameB);
+  DenseMap<unsigned, size_t> ById;
+  for (size_t I = 0; I < Into.Applies.size(); ++I)
+    ById[Into.Applies[I].Id] = I;
+  // Check everything before changing anything: an error leaves no half sum.
+  std::vector<size_t> Match;
+  for (const ApplyProfile &B : F.Applies) {
+    auto It = ById.find(B.Id);
+    if (It == ById.end())
+      return mismatch(F, RunA, RunB,
+                      "Apply " + Twine(B.Id) + " is only in " + NameB);
+    const ApplyProfile &A = Into.Applies[It->second];
+    if (A.Name != B.Name || A.Op != B.Op)
+      return mismatch(F, RunA, RunB,
+                      "Apply " + Twine(B.Id) + " is '" + A.Name + "' in " +
+                          NameA + " but '" + B.Name + "' in " + NameB);
+    if (A.Compiled != B.Compiled)
+      return mismatch(F, RunA, RunB,
+                      "Apply " + Twine(B.Id) + " is " + A.type() + " in " +
+                          NameA + " but " + B.type() + " in " + NameB);
+    Match.push_back(It->second);
+  }
+
+  Into.InstrumentationNsPerApply =
+      weighted(Into.InstrumentationNsPerApply, applyCalls(Into),
+               F.InstrumentationNsPerApply, applyCalls(F));
+  Into.Calls += F.Calls;
+  Into.CallSeconds += F.CallSeconds;
+  Into.DriverSeconds += F.DriverSeconds;
+  Into.Compile.Rewrite += F.Compile.Rewrite;
+  Into.Compile.Lower += F.Compile.Lower;
+  Into.Compile.Optimize += F.Compile.Optimize;
+  Into.Compile.Codegen += F.Compile.Codegen;
+  Into.Compile.Link += F.Compile.Link;
+  Into.Compile.Cached = Into.Compile.Cached && F.Compile.Cached;
+  if (Into.Linker.empty())
+    Into.Linker = F.Linker;
+  joinDistinct(Into.Clock, F.Clock);
+  for (size_t I = 0; I < F.Applies.size(); ++I) {
+    ApplyProfile &A = Into.Applies[Match[I]];
+    const ApplyProfile &B = F.Applies[I];
+    A.FlopsPerCall = weighted(A.FlopsPerCall, A.Calls, B.FlopsPerCall, B.Calls);
+    A.BytesPerCall = weighted(A.BytesPerCall, A.Calls, B.BytesPerCall, B.Calls);
+    A.Calls += B.Calls;
+    A.Seconds += B.Seconds;
+    if (A.Loc.empty())
+      A.Loc = B.Loc;
+    // The tensors as last seen.
+    if (!B.Inputs.empty() || !B.Outputs.empty()) {
+      A.Inputs = B.Inputs;
+      A.Outputs = B.Outputs;
+    }
+  }
+  return Error::success();
+}
+
+Error ProfileMerger::add(const Profile &P, size_t Run) {
+  joinDistinct(Result.Machine, P.Machine);
+  for (const FunctionProfile &F : P.Functions) {
+    size_t Found = Result.Functions.size();
+    for (size_t I = 0; I < Result.Functions.size(); ++I)
+      if (Result.Functions[I].Name == F.Name &&
+          Result.Functions[I].File == F.File) {
+        Found = I;
+        break;
+      }
+    if (Found == Result.Functions.size()) {
+      Result.Functions.push_back(F);
+      FirstRun.push_back(Run);
+      continue;
+    }
+    if (Error E = addFunction(Result.Functions[Found], F, FirstRun[Found], Run))
+      return E;
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Expected<Profile> mergeProfiles(ArrayRef<Profile> Profiles,
+                                ArrayRef<std::string> Names) {
+  ProfileMerger M(Names);
+  for (size_t I = 0; I < Profiles.size(); ++I)
+    if (Error E = M.add(Profiles[I], I))
+      return E;
+  return M.take();
+}
+
+} // namespace graphjit

@@ -1,0 +1,134 @@
+//===- profile/ProfileModel.cpp - The profile's raw numbers ---------------===//
+//
+// Equality and totals of the data model, the skeleton of a function's
+// profile built from its graph, and the sum of a profile's functions.
+//
+//===----------------------------------------------------------------------===//
+#include "graphjit/Graph.h"
+#include "graphjit/NDArray.h"
+#include "graphjit/Profile.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+
+namespace graphjit {
+
+bool ApplyProfile::operator==(const ApplyProfile &O) const {
+  return Id == O.Id && Name == O.Name && Op == O.Op && OpClass == O.OpClass &&
+         Loc == O.Loc && Compiled == O.Compiled && Calls == O.Calls &&
+         Seconds == O.Seconds && FlopsPerCall == O.FlopsPerCall &&
+         BytesPerCall == O.BytesPerCall && Inputs == O.Inputs &&
+         Outputs == O.Outputs;
+}
+
+bool CompileSplit::operator==(const CompileSplit &O) const {
+  return Rewrite == O.Rewrite && Lower == O.Lower && Optimize == O.Optimize &&
+         Codegen == O.Codegen && Link == O.Link && Cached == O.Cached;
+}
+
+bool FunctionProfile::operator==(const FunctionProfile &O) const {
+  return Name == O.Name && File == O.File && Calls == O.Calls &&
+         CallSeconds == O.CallSeconds && DriverSeconds == O.DriverSeconds &&
+         Compile == O.Compile && Linker == O.Linker && Clock == O.Clock &&
+         InstrumentationNsPerApply == O.InstrumentationNsPerApply &&
+         Applies == O.Applies;
+}
+
+double FunctionProfile::thunkSeconds() const {
+  double Sum = 0;
+  for (const ApplyProfile &A : Applies)
+    Sum += A.Seconds;
+  return Sum;
+}
+
+FunctionProfile describeFunction(const FunctionGraph &F) {
+  FunctionProfile P;
+  P.Name = F.name();
+  if (F.module())
+    P.File = F.module()->fileName();
+  for (const Apply *A : F.applies()) {
+    ApplyProfile AP;
+    AP.Id = A->id();
+    AP.Name = A->displayName();
+    AP.Op = A->op().name();
+    AP.OpClass = A->op().className().str();
+    if (A->loc().isValid())
+      AP.Loc = A->loc().fileLine();
+    P.Applies.push_back(std::move(AP));
+  }
+  return P;
+}
+
+static TensorInfo tensorInfo(const NDArray &A) {
+  return {dtypeNumpyName(A.dtype()).str(), A.shape(), A.strides()};
+}
+
+void recordTensors(ApplyProfile &P, const Apply &A, ArrayRef<NDArray> Inputs,
+                   ArrayRef<NDArray> Outputs) {
+  P.Inputs.clear();
+  P.Outputs.clear();
+  SmallVector<Shape, 4> InShapes, OutShapes;
+  for (const NDArray &In : Inputs) {
+    P.Inputs.push_back(tensorInfo(In));
+    InShapes.push_back(In.shape());
+  }
+  bool AllOutputs = true;
+  for (const NDArray &Out : Outputs) {
+    if (Out.isNull()) {
+      AllOutputs = false;
+      continue;
+    }
+    P.Outputs.push_back(tensorInfo(Out));
+    OutShapes.push_back(Out.shape());
+  }
+  if (!AllOutputs)
+    return;
+  P.FlopsPerCall = A.op().flops(InShapes, OutShapes);
+  P.BytesPerCall = A.op().bytesMoved(Inputs, Outputs);
+}
+
+/// The distinct values of Get over the functions, joined by ", ".
+template <typename Fn>
+static std::string distinctJoined(const Profile &P, Fn Get) {
+  SmallVector<std::string, 4> Seen;
+  for (const FunctionProfile &F : P.Functions) {
+    std::string V = Get(F);
+    if (!V.empty() && !is_contained(Seen, V))
+      Seen.push_back(V);
+  }
+  return join(Seen, ", ");
+}
+
+FunctionProfile sumOfFunctions(const Profile &P) {
+  FunctionProfile S;
+  S.Name = "Sum of all(" + std::to_string(P.Functions.size()) +
+           ") printed profiles at exit";
+  S.Linker =
+      distinctJoined(P, [](const FunctionProfile &F) { return F.Linker; });
+  S.Clock = distinctJoined(P, [](const FunctionProfile &F) { return F.Clock; });
+  S.Compile.Cached = !P.Functions.empty();
+  double WeightedNs = 0, ApplyCalls = 0;
+  for (const FunctionProfile &F : P.Functions) {
+    S.Calls += F.Calls;
+    S.CallSeconds += F.CallSeconds;
+    S.DriverSeconds += F.DriverSeconds;
+    S.Compile.Rewrite += F.Compile.Rewrite;
+    S.Compile.Lower += F.Compile.Lower;
+    S.Compile.Optimize += F.Compile.Optimize;
+    S.Compile.Codegen += F.Compile.Codegen;
+    S.Compile.Link += F.Compile.Link;
+    S.Compile.Cached = S.Compile.Cached && F.Compile.Cached;
+    for (const ApplyProfile &A : F.Applies) {
+      ApplyProfile Copy = A;
+      Copy.Name = F.Name + ": " + A.Name;
+      WeightedNs += F.InstrumentationNsPerApply * double(A.Calls);
+      ApplyCalls += double(A.Calls);
+      S.Applies.push_back(std::move(Copy));
+    }
+  }
+  S.InstrumentationNsPerApply = ApplyCalls > 0 ? WeightedNs / ApplyCalls : 0;
+  return S;
+}
+
+} // namespace graphjit

@@ -1,0 +1,211 @@
+//===- profile/ReportPrinter.cpp - Theano's printed profile ---------------===//
+//
+// printSummary() section by section, as PyTensor's profiling.py does:
+// the global section (summary_function), the Class, Ops and Apply tables
+// (summary_class, summary_ops, summary_nodes) and the tips (print_tips),
+// with Theano's columns and number formats (docs/profiling.md).
+//
+//===----------------------------------------------------------------------===//
+#include "graphjit/Profile.h"
+#include "profile/ProfileTables.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace graphjit {
+using namespace profile;
+
+namespace {
+
+class ReportPrinter {
+public:
+  ReportPrinter(raw_ostream &OS, const FunctionProfile &F,
+                const SummaryOptions &Opts)
+      : OS(OS), F(F), Opts(Opts), ThunkSeconds(F.thunkSeconds()) {}
+
+  void printGlobal(StringRef Machine);
+  void printGroupTable(bool ByOp);
+  void printApplyTable();
+  void printTips();
+
+private:
+  raw_ostream &OS;
+  const FunctionProfile &F;
+  const SummaryOptions &Opts;
+  double ThunkSeconds;
+
+  void printTensorLines(StringRef Kind, ArrayRef<TensorInfo> Tensors);
+};
+
+} // namespace
+
+void ReportPrinter::printGlobal(StringRef Machine) {
+  OS << "Function profiling\n";
+  OS << "==================\n";
+  OS << "  Message: " << F.Name << "\n";
+  if (!F.File.empty())
+    OS << "  File: " << F.File << "\n";
+  OS << "  Time in " << F.Calls
+     << " calls to Function.__call__: " << format("%e", F.CallSeconds) << "s\n";
+  auto ShareOfCall = [&](double Seconds) {
+    if (F.CallSeconds > 0)
+      OS << format(" (%.3f%%)", percent(Seconds, F.CallSeconds));
+    OS << "\n";
+  };
+  OS << "  Time in Function.fn.__call__ (the driver): "
+     << format("%e", F.DriverSeconds) << "s";
+  ShareOfCall(F.DriverSeconds);
+  OS << "  Time in thunks: " << format("%e", ThunkSeconds) << "s";
+  ShareOfCall(ThunkSeconds);
+  OS << "  Total compile time: " << format("%e", F.Compile.total()) << "s";
+  if (F.Compile.Cached)
+    OS << " (object from the compile cache)";
+  OS << "\n";
+  OS << "    Number of Apply nodes: " << F.Applies.size() << "\n";
+  OS << "    Rewrite time: " << format("%e", F.Compile.Rewrite) << "s\n";
+  OS << "    Lower time (FunctionGraph to LLVM IR): "
+     << format("%e", F.Compile.Lower) << "s\n";
+  OS << "    Optimize time (LLVM passes): " << format("%e", F.Compile.Optimize)
+     << "s\n";
+  OS << "    Codegen time (machine code): " << format("%e", F.Compile.Codegen)
+     << "s\n";
+  OS << "    Link time (JIT linking): " << format("%e", F.Compile.Link)
+     << "s\n";
+  if (!F.Linker.empty())
+    OS << "  Linker: " << F.Linker << "\n";
+  if (!F.Clock.empty())
+    OS << "  Clock: " << F.Clock << "\n";
+  OS << "  Instrumentation cost: "
+     << format("%.1f", F.InstrumentationNsPerApply)
+     << " ns per Apply call (already subtracted)\n";
+  if (!Machine.empty())
+    OS << "  Machine: " << Machine << "\n";
+  OS << "\n";
+}
+
+void ReportPrinter::printGroupTable(bool ByOp) {
+  std::vector<GroupRow> Rows;
+  for (GroupRow &R : groupApplies(F.Applies, ByOp))
+    if (R.Calls > 0)
+      Rows.push_back(std::move(R));
+  StringRef Title = ByOp ? "Ops" : "Class";
+  OS << Title << "\n---\n";
+  OS << "<% time> <sum %> <apply time> <time per call> <type> <#call> "
+        "<#apply> <"
+     << (ByOp ? "Op" : "Class") << " name>\n";
+  size_t Shown = std::min<size_t>(Rows.size(), Opts.NOps);
+  double Sum = 0;
+  for (size_t I = 0; I < Shown; ++I) {
+    const GroupRow &R = Rows[I];
+    Sum += R.Seconds;
+    OS << format("  %4.1f%%   %5.1f%%     %7.3fs       %8.2es    %2s  %6llu  "
+                 "  %4u   ",
+                 percent(R.Seconds, ThunkSeconds), percent(Sum, ThunkSeconds),
+                 R.Seconds, safeRatio(R.Seconds, double(R.Calls)),
+                 R.Type.c_str(), (unsigned long long)R.Calls, R.Applies)
+       << R.Name << "\n";
+  }
+  std::vector<double> Seconds;
+  for (const GroupRow &R : Rows)
+    Seconds.push_back(R.Seconds);
+  Remaining Rest = remainingAfter(Seconds, Shown, ThunkSeconds);
+  OS << format("   ... (remaining %zu %s account for %6.2f%%(%.2fs) of the "
+               "runtime)\n\n",
+               Rest.Count, ByOp ? "Ops" : "Classes", Rest.Percent,
+               Rest.Seconds);
+}
+
+void ReportPrinter::printTensorLines(StringRef Kind,
+                                     ArrayRef<TensorInfo> Tensors) {
+  for (size_t I = 0; I < Tensors.size(); ++I) {
+    const TensorInfo &T = Tensors[I];
+    OS << "    " << Kind << " " << I << ": dtype=" << T.DType
+       << ", shape=" << tupleString(T.Shape) << ", strides=" << stridesString(T)
+       << "\n";
+  }
+}
+
+void ReportPrinter::printApplyTable() {
+  std::vector<size_t> Order = sortedApplies(F.Applies);
+  OS << "Apply\n------\n";
+  OS << "<% time> <sum %> <apply time> <time per call> <#call> <id> "
+        "<Mflops> <Gflops/s> <GB/s> <Apply name>\n";
+  size_t Shown = std::min<size_t>(Order.size(), Opts.NApply);
+  double Sum = 0;
+  for (size_t I = 0; I < Shown; ++I) {
+    const ApplyProfile &A = F.Applies[Order[I]];
+    Sum += A.Seconds;
+    std::string Mflops, Gflops, GBs;
+    if (A.FlopsPerCall > 0) {
+      Mflops = formatv("{0:f1}", A.FlopsPerCall / 1e6).str();
+      if (A.Seconds > 0)
+        Gflops = formatv("{0:f2}", gflopsPerSecond(A)).str();
+    }
+    if (A.BytesPerCall > 0 && A.Seconds > 0)
+      GBs = formatv("{0:f2}", gbytesPerSecond(A)).str();
+    OS << format("  %4.1f%%   %5.1f%%     %7.3fs       %.2es  %6llu  %4u "
+                 "%8s %10s %7s  ",
+                 percent(A.Seconds, ThunkSeconds), percent(Sum, ThunkSeconds),
+                 A.Seconds, safeRatio(A.Seconds, double(A.Calls)),
+                 (unsigned long long)A.Calls, A.Id, Mflops.c_str(),
+                 Gflops.c_str(), GBs.c_str())
+       << A.Name << "\n";
+    if (!A.Loc.empty())
+      OS << "    at " << A.Loc << "\n";
+    if (Opts.TensorLines) {
+      printTensorLines("input", A.Inputs);
+      printTensorLines("output", A.Outputs);
+    }
+  }
+  std::vector<double> Seconds;
+  for (size_t I : Order)
+    Seconds.push_back(F.Applies[I].Seconds);
+  Remaining Rest = remainingAfter(Seconds, Shown, ThunkSeconds);
+  OS << format("   ... (remaining %zu Apply instances account for "
+               "%.2f%%(%.2fs) of the runtime)\n",
+               Rest.Count, Rest.Percent, Rest.Seconds);
+  size_t NeverRan = F.Applies.size() - Order.size();
+  if (NeverRan)
+    OS << "   (" << NeverRan << " Apply instance" << (NeverRan == 1 ? "" : "s")
+       << " never ran)\n";
+  OS << "\n";
+}
+
+void ReportPrinter::printTips() {
+  OS << "Here are tips to potentially make your code run faster\n"
+        "                 (computed from this profile).\n"
+        "                 Test them first, as they are not guaranteed to "
+        "always provide a speedup.\n";
+  std::vector<std::string> Tips = computeTips(F, Opts);
+  if (Tips.empty())
+    OS << "  Sorry, no tip for today.\n";
+  for (const std::string &Tip : Tips)
+    OS << "  - " << Tip << "\n";
+  OS << "\n";
+}
+
+void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
+                          const SummaryOptions &Opts, StringRef Machine) {
+  ReportPrinter P(OS, F, Opts);
+  P.printGlobal(Machine);
+  P.printGroupTable(/*ByOp=*/false);
+  P.printGroupTable(/*ByOp=*/true);
+  P.printApplyTable();
+  if (Opts.Tips)
+    P.printTips();
+}
+
+void printSummary(raw_ostream &OS, const Profile &P,
+                  const SummaryOptions &Opts) {
+  if (P.Functions.empty()) {
+    OS << "No function was profiled.\n";
+    return;
+  }
+  for (const FunctionProfile &F : P.Functions)
+    printFunctionSummary(OS, F, Opts, P.Machine);
+  if (P.Functions.size() > 1)
+    printFunctionSummary(OS, sumOfFunctions(P), Opts, P.Machine);
+}
+
+} // namespace graphjit

@@ -1,0 +1,466 @@
+//===- InstrumentApplies.cpp - Time every Apply with cycle counters -------===//
+//
+// Finds the calls marked !graphjit.apply, checks every marking before
+// changing anything, then instruments each function in three steps: the
+// descriptor and the enter call, a clock read before every Apply (shared
+// with the end of the Apply before it where they chain), and the counter
+// updates and the exit calls. See InstrumentApplies.h and
+// docs/instrumentation.md ("Profiling").
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/InstrumentApplies.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include <algorithm>
+
+#define DEBUG_TYPE "graphjit-instrument"
+
+using namespace llvm;
+using namespace graphjit;
+
+STATISTIC(NumFunctions, "Functions instrumented");
+STATISTIC(NumApplies, "Apply calls instrumented");
+STATISTIC(NumChained, "Apply boundaries that share one clock read");
+
+// Must match runtime/RuntimeABI.h; the pass does not include it so that it
+// builds without the runtime.
+static constexpr unsigned ProfileAbiVersion = 2;
+static constexpr int64_t MaxApplies = 1 << 20; // GJ_PROFILE_MAX_APPLIES
+static constexpr const char *ApplyKind = "graphjit.apply";
+static constexpr const char *DescSuffix = ".gj_profile";
+
+namespace {
+
+/// One marked call, its metadata checked.
+struct MarkedApply {
+  CallInst *Call;
+  uint32_t Id;
+  StringRef Name, Loc, Kind;
+};
+
+/// A diagnostic of this pass, printed as "graphjit-instrument: MESSAGE".
+class InstrumentDiagnostic : public DiagnosticInfo {
+  const Twine &Msg;
+
+public:
+  InstrumentDiagnostic(const Twine &Msg, DiagnosticSeverity Severity)
+      : DiagnosticInfo(kind(), Severity), Msg(Msg) {}
+  void print(DiagnosticPrinter &DP) const override {
+    DP << InstrumentAppliesPass::PassName << ": " << Msg;
+  }
+  static int kind() {
+    static const int Kind = getNextAvailablePluginDiagnosticKind();
+    return Kind;
+  }
+};
+
+std::string describeCall(const Instruction &I) {
+  if (const auto *CB = dyn_cast<CallBase>(&I))
+    if (const Function *Callee = CB->getCalledFunction())
+      return "the call to '" + Callee->getName().str() + "'";
+  std::string S;
+  raw_string_ostream OS(S);
+  I.print(OS);
+  return "'" + StringRef(S).trim().str() + "'";
+}
+
+Error markingError(const Instruction &I, const Twine &Why) {
+  return createStringError(inconvertibleErrorCode(),
+                           "in function '" + I.getFunction()->getName() +
+                               "': !" + ApplyKind + " on " + describeCall(I) +
+                               ": " + Why);
+}
+
+/// Checks one instruction's marking.
+Expected<MarkedApply> checkMarking(Instruction &I, MDNode &MD) {
+  auto *Call = dyn_cast<CallInst>(&I);
+  if (!Call)
+    return markingError(I, "only calls can be marked as Applies");
+  if (MD.getNumOperands() != 4)
+    return markingError(I, "expected 4 operands (id, name, loc, kind), got " +
+                               Twine(MD.getNumOperands()));
+  auto *IdMD = dyn_cast_or_null<ConstantAsMetadata>(MD.getOperand(0).get());
+  auto *IdC = IdMD ? dyn_cast<ConstantInt>(IdMD->getValue()) : nullptr;
+  if (!IdC || !IdC->getType()->isIntegerTy(32))
+    return markingError(I, "operand 0 (the Apply id) must be an i32 constant");
+  int64_t Id = IdC->getSExtValue();
+  if (Id < 0 || Id >= MaxApplies)
+    return markingError(I, "Apply id " + Twine(Id) + " is out of range [0, " +
+                               Twine(MaxApplies) + ")");
+  static const char *const What[] = {"", "name", "loc", "kind"};
+  StringRef Strings[4];
+  for (unsigned Op = 1; Op < 4; ++Op) {
+    auto *S = dyn_cast_or_null<MDString>(MD.getOperand(Op).get());
+    if (!S)
+      return markingError(I, "operand " + Twine(Op) + " (the " + What[Op] +
+                                 ") must be a string");
+    Strings[Op] = S->getString();
+  }
+  if (Call->isMustTailCall())
+    return markingError(I, "a musttail call cannot be timed");
+  return MarkedApply{Call, uint32_t(Id), Strings[1], Strings[2], Strings[3]};
+}
+
+/// The marked calls of F in block order, checked; ids unique in F.
+Expected<SmallVector<MarkedApply, 0>> collectApplies(Function &F) {
+  SmallVector<MarkedApply, 0> Applies;
+  DenseMap<uint32_t, CallInst *> Seen;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB) {
+      MDNode *MD = I.getMetadata(ApplyKind);
+      if (!MD)
+        continue;
+      Expected<MarkedApply> A = checkMarking(I, *MD);
+      if (!A)
+        return A.takeError();
+      auto [It, New] = Seen.try_emplace(A->Id, A->Call);
+      if (!New)
+        return markingError(
+            I, "Apply id " + Twine(A->Id) + " is already used by " +
+                   describeCall(*It->second) + " in the same function");
+      Applies.push_back(*A);
+    }
+  return Applies;
+}
+
+/// Instruments one function whose markings were checked.
+class FunctionInstrumenter {
+public:
+  FunctionInstrumenter(Function &F, ArrayRef<MarkedApply> Applies,
+                       CounterClock Clock)
+      : F(F), M(*F.getParent()), Ctx(F.getContext()), Applies(Applies),
+        Clock(Clock), I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)),
+        Ptr(PointerType::getUnqual(Ctx)), CounterTy(StructType::get(I64, I64)) {
+  }
+
+  void run();
+
+private:
+  Function &F;
+  Module &M;
+  LLVMContext &Ctx;
+  ArrayRef<MarkedApply> Applies;
+  CounterClock Clock;
+  Type *I64, *I32, *Ptr;
+  StructType *CounterTy;
+  GlobalVariable *Desc = nullptr;
+  Value *Counters = nullptr;
+  StringMap<Constant *> Strings;
+
+  Constant *string(StringRef S);
+  GlobalVariable *createDescriptor();
+  Value *readClock(IRBuilder<> &B);
+  void charge(IRBuilder<> &B, const MarkedApply &A, Value *Start, Value *End);
+  /// Where the Apply that ends block PB chains to: the first Apply of PB's
+  /// only successor that has PB as its unique predecessor; -1 if none.
+  int chainSuccessor(BasicBlock &PB, const DenseMap<BasicBlock *, int> &First);
+  BasicBlock *splitEdges(BasicBlock *From, BasicBlock *To);
+};
+
+Constant *FunctionInstrumenter::string(StringRef S) {
+  Constant *&C = Strings[S];
+  if (!C) {
+    Constant *Init = ConstantDataArray::getString(Ctx, S, /*AddNull=*/true);
+    auto *GV = new GlobalVariable(M, Init->getType(), /*isConstant=*/true,
+                                  GlobalValue::PrivateLinkage, Init,
+                                  F.getName() + ".gj_str");
+    GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    GV->setAlignment(Align(1));
+    C = GV;
+  }
+  return C;
+}
+
+GlobalVariable *FunctionInstrumenter::createDescriptor() {
+  // The C structs' layout: natural alignment, as the DataLayout gives it.
+  StructType *ApplyTy = StructType::get(I32, Ptr, Ptr, Ptr);
+  SmallVector<const MarkedApply *, 0> ById;
+  for (const MarkedApply &A : Applies)
+    ById.push_back(&A);
+  llvm::sort(ById, [](const MarkedApply *L, const MarkedApply *R) {
+    return L->Id < R->Id;
+  });
+  SmallVector<Constant *, 0> Rows;
+  for (const MarkedApply *A : ById)
+    Rows.push_back(ConstantStruct::get(
+        ApplyTy, {ConstantInt::get(I32, A->Id), string(A->Name), string(A->Loc),
+                  string(A->Kind)}));
+  ArrayType *TableTy = ArrayType::get(ApplyTy, Rows.size());
+  auto *Table = new GlobalVariable(
+      M, TableTy, /*isConstant=*/true, GlobalValue::PrivateLinkage,
+      ConstantArray::get(TableTy, Rows), F.getName() + ".gj_applies");
+
+  StructType *DescTy = StructType::get(I32, I32, Ptr, I32, Ptr, I32);
+  Constant *Init = ConstantStruct::get(
+      DescTy, {ConstantInt::get(I32, ProfileAbiVersion),
+               ConstantInt::get(I32, ById.back()->Id + 1), string(F.getName()),
+               ConstantInt::get(I32, Rows.size()), Table,
+               ConstantInt::get(I32, unsigned(Clock))});
+  return new GlobalVariable(M, DescTy, /*isConstant=*/true,
+                            GlobalValue::ExternalLinkage, Init,
+                            F.getName() + DescSuffix);
+}
+
+Value *FunctionInstrumenter::readClock(IRBuilder<> &B) {
+  if (Clock == CounterClock::Tsc)
+    return B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr,
+                             "gj.t");
+  FunctionCallee Now = M.getOrInsertFunction(
+      "gj_profile_now", FunctionType::get(I64, /*isVarArg=*/false));
+  return B.CreateCall(Now, {}, "gj.t");
+}
+
+void FunctionInstrumenter::charge(IRBuilder<> &B, const MarkedApply &A,
+                                  Value *Start, Value *End) {
+  Value *Slot = B.CreateInBoundsGEP(CounterTy, Counters,
+                                    ConstantInt::get(I64, A.Id), "gj.ctr");
+  Value *Ticks = B.CreateStructGEP(CounterTy, Slot, 0, "gj.ticks.p");
+  Value *Calls = B.CreateStructGEP(CounterTy, Slot, 1, "gj.calls.p");
+  Value *Delta = B.CreateSub(End, Start, "gj.dt");
+  // gj_apply_counter's alignment, whatever the module's DataLayout says.
+  const Align A8(8);
+  Value *Old = B.CreateAlignedLoad(I64, Ticks, A8, "gj.ticks");
+  B.CreateAlignedStore(B.CreateAdd(Old, Delta, "gj.ticks.new"), Ticks, A8);
+  Old = B.CreateAlignedLoad(I64, Calls, A8, "gj.calls");
+  B.CreateAlignedStore(
+      B.CreateAdd(Old, ConstantInt::get(I64, 1), "gj.calls.new"), Calls, A8);
+}
+
+int FunctionInstrumenter::chainSuccessor(
+    BasicBlock &PB, const DenseMap<BasicBlock *, int> &First) {
+  Instruction *T = PB.getTerminator();
+  // Only edges that can be split get the end read of the other paths.
+  if (!T || !(isa<BranchInst>(T) || isa<SwitchInst>(T)))
+    return -1;
+  int Found = -1;
+  for (BasicBlock *Succ : successors(&PB)) {
+    auto It = First.find(Succ);
+    if (It == First.end() || Succ == &PB || Succ->getUniquePredecessor() != &PB)
+      continue;
+    if (Found >= 0 && Applies[Found].Call->getParent() != Succ)
+      return -1; // Two Apply paths out of PB: read at the end of the call.
+    Found = It->second;
+  }
+  return Found;
+}
+
+BasicBlock *FunctionInstrumenter::splitEdges(BasicBlock *From, BasicBlock *To) {
+  BasicBlock *Edge =
+      BasicBlock::Create(Ctx, From->getName() + ".gj.exit", &F, To);
+  BranchInst::Create(To, Edge);
+  Instruction *T = From->getTerminator();
+  for (unsigned S = 0; S < T->getNumSuccessors(); ++S)
+    if (T->getSuccessor(S) == To)
+      T->setSuccessor(S, Edge);
+  // Several edges From -> To are now one Edge -> To: one PHI entry each.
+  for (PHINode &Phi : To->phis()) {
+    bool Kept = false;
+    for (int I = int(Phi.getNumIncomingValues()) - 1; I >= 0; --I) {
+      if (Phi.getIncomingBlock(I) != From)
+        continue;
+      if (Kept)
+        Phi.removeIncomingValue(I, /*DeletePHIIfEmpty=*/false);
+      else
+        Phi.setIncomingBlock(I, Edge);
+      Kept = true;
+    }
+  }
+  return Edge;
+}
+
+void FunctionInstrumenter::run() {
+  // The chains, found on the code as it was: Next[A] is the Apply whose
+  // start read ends A.
+  DenseMap<BasicBlock *, int> First;
+  for (int A = int(Applies.size()) - 1; A >= 0; --A)
+    First[Applies[A].Call->getParent()] = A;
+  SmallVector<int, 0> Next(Applies.size(), -1);
+  for (unsigned A = 0; A < Applies.size(); ++A) {
+    BasicBlock *BB = Applies[A].Call->getParent();
+    if (A + 1 < Applies.size() && Applies[A + 1].Call->getParent() == BB)
+      Next[A] = A + 1;
+    else
+      Next[A] = chainSuccessor(*BB, First);
+  }
+
+  Desc = createDescriptor();
+  BasicBlock &Entry = F.getEntryBlock();
+  BasicBlock::iterator At = Entry.getFirstInsertionPt();
+  while (isa<AllocaInst>(*At))
+    ++At;
+  IRBuilder<> B(&Entry, At);
+  FunctionCallee Enter = M.getOrInsertFunction(
+      "gj_profile_enter", FunctionType::get(Ptr, {Ptr}, false));
+  Counters = B.CreateCall(Enter, {Desc}, "gj.counters");
+  Value *CallStart = readClock(B);
+
+  // A read before every Apply: its start, and the end of the Apply before.
+  SmallVector<Value *, 0> Start(Applies.size());
+  for (unsigned A = 0; A < Applies.size(); ++A) {
+    IRBuilder<> BA(Applies[A].Call);
+    Start[A] = readClock(BA);
+    // An Apply right at the start of the call starts with it.
+    if (cast<Instruction>(Start[A])->getPrevNode() == CallStart) {
+      cast<Instruction>(Start[A])->eraseFromParent();
+      Start[A] = CallStart;
+    }
+  }
+  for (unsigned A = 0; A < Applies.size(); ++A) {
+    CallInst *Call = Applies[A].Call;
+    if (Next[A] < 0) {
+      IRBuilder<> BA(Call->getNextNode());
+      charge(BA, Applies[A], Start[A], readClock(BA));
+      continue;
+    }
+    ++NumChained;
+    CallInst *NextCall = Applies[Next[A]].Call;
+    IRBuilder<> BN(NextCall);
+    charge(BN, Applies[A], Start[A], Start[Next[A]]);
+    BasicBlock *BB = Call->getParent();
+    if (NextCall->getParent() == BB)
+      continue;
+    // The other ways out of A's block (the driver's error exit) end A there.
+    SmallVector<BasicBlock *, 4> Others;
+    for (BasicBlock *Succ : successors(BB))
+      if (Succ != NextCall->getParent() && !llvm::is_contained(Others, Succ))
+        Others.push_back(Succ);
+    for (BasicBlock *Succ : Others) {
+      BasicBlock *Edge = splitEdges(BB, Succ);
+      IRBuilder<> BE(Edge->getTerminator());
+      charge(BE, Applies[A], Start[A], readClock(BE));
+    }
+  }
+
+  FunctionCallee Exit = M.getOrInsertFunction(
+      "gj_profile_exit",
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, I64}, false));
+  SmallVector<ReturnInst *, 4> Returns;
+  for (BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      Returns.push_back(Ret);
+  for (ReturnInst *Ret : Returns) {
+    IRBuilder<> BR(Ret);
+    Value *End = readClock(BR);
+    BR.CreateCall(Exit,
+                  {Desc, Counters, BR.CreateSub(End, CallStart, "gj.dt")});
+  }
+  ++NumFunctions;
+  NumApplies += Applies.size();
+}
+
+/// The runtime functions the pass declares, if M already has them, must
+/// have the ABI's types.
+Error checkRuntimeDeclarations(Module &M) {
+  LLVMContext &Ctx = M.getContext();
+  Type *I64 = Type::getInt64Ty(Ctx);
+  Type *Ptr = PointerType::getUnqual(Ctx);
+  std::pair<const char *, FunctionType *> Expected[] = {
+      {"gj_profile_enter", FunctionType::get(Ptr, {Ptr}, false)},
+      {"gj_profile_exit",
+       FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, I64}, false)},
+      {"gj_profile_now", FunctionType::get(I64, false)}};
+  for (auto &[Name, Ty] : Expected) {
+    GlobalValue *GV = M.getNamedValue(Name);
+    if (!GV)
+      continue;
+    auto *Fn = dyn_cast<Function>(GV);
+    if (!Fn || Fn->getFunctionType() != Ty) {
+      std::string S;
+      raw_string_ostream OS(S);
+      Ty->print(OS);
+      return createStringError(inconvertibleErrorCode(),
+                               Twine("'") + Name +
+                                   "' is already in the module with a type "
+                                   "other than the runtime ABI's " +
+                                   S);
+    }
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Expected<InstrumentAppliesResult>
+graphjit::instrumentApplies(Module &M, const InstrumentAppliesOptions &Opts) {
+  InstrumentAppliesResult Result;
+  // Check everything first: an error leaves the module as it was.
+  SmallVector<std::pair<Function *, SmallVector<MarkedApply, 0>>, 0> Work;
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    Expected<SmallVector<MarkedApply, 0>> Applies = collectApplies(F);
+    if (!Applies)
+      return Applies.takeError();
+    if (Applies->empty())
+      continue;
+    if (!F.hasName())
+      return createStringError(inconvertibleErrorCode(),
+                               "an unnamed function has marked Applies; the "
+                               "descriptor is named after the function");
+    if (M.getNamedValue((F.getName() + DescSuffix).str())) {
+      Result.Warnings.push_back(
+          "function '" + F.getName().str() + "' is already instrumented (@" +
+          F.getName().str() + DescSuffix + " exists); left as it is");
+      continue;
+    }
+    Work.emplace_back(&F, std::move(*Applies));
+  }
+  if (!Work.empty())
+    if (Error E = checkRuntimeDeclarations(M))
+      return E;
+  for (auto &[F, Applies] : Work) {
+    FunctionInstrumenter(*F, Applies, Opts.Clock).run();
+    ++Result.Functions;
+    Result.Applies += Applies.size();
+  }
+  return Result;
+}
+
+PreservedAnalyses InstrumentAppliesPass::run(Module &M,
+                                             ModuleAnalysisManager &) {
+  Expected<InstrumentAppliesResult> R = instrumentApplies(M, Opts);
+  if (!R) {
+    std::string Msg = toString(R.takeError());
+    M.getContext().diagnose(InstrumentDiagnostic(Msg, DS_Error));
+    return PreservedAnalyses::all();
+  }
+  for (const std::string &W : R->Warnings)
+    M.getContext().diagnose(InstrumentDiagnostic(W, DS_Warning));
+  return R->Functions ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+void InstrumentAppliesPass::printPipeline(
+    raw_ostream &OS, function_ref<StringRef(StringRef)> MapClassName2PassName) {
+  OS << PassName
+     << "<clock=" << (Opts.Clock == CounterClock::Tsc ? "tsc" : "call") << ">";
+}
+
+Expected<InstrumentAppliesOptions>
+InstrumentAppliesPass::parseParams(StringRef Params) {
+  InstrumentAppliesOptions Opts;
+  while (!Params.empty()) {
+    StringRef Param;
+    std::tie(Param, Params) = Params.split(';');
+    if (Param == "clock=tsc")
+      Opts.Clock = CounterClock::Tsc;
+    else if (Param == "clock=call")
+      Opts.Clock = CounterClock::Call;
+    else
+      return createStringError(inconvertibleErrorCode(),
+                               Twine("invalid ") + PassName + " parameter '" +
+                                   Param +
+                                   "' (expected clock=tsc or clock=call)");
+  }
+  return Opts;
+}

@@ -1,0 +1,87 @@
+//===- InstrumentApplies.h - Time every Apply with counters ---*- C++ -*-===//
+//
+// The graphjit-instrument pass. Every function that contains calls marked
+// with !graphjit.apply (docs/instrumentation.md) gets a constant descriptor
+// `@<function>.gj_profile` (gj_profile_desc, runtime/RuntimeABI.h), a call
+// to gj_profile_enter at entry for the thread's counter block, a clock read
+// at every Apply boundary with the ticks and one call added to that Apply's
+// counter (plain loads and stores: no locks, no calls on the TSC clock), and
+// a call to gj_profile_exit with the whole call's ticks before every return.
+// Consecutive Applies share one read: the read before an Apply ends the
+// previous one, so code between two Applies (the driver's error test,
+// gj_release) is charged to the earlier. It runs before inlining, so the
+// reads bracket each Apply's code wherever optimization moves it. Malformed
+// markings are reported and leave the module unchanged.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
+#define GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
+
+#include "llvm/IR/PassManager.h"
+#include "llvm/Support/Error.h"
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+class PassBuilder;
+} // namespace llvm
+
+namespace graphjit {
+
+/// Which clock the instrumented code reads (gj_profile_desc::clock).
+enum class CounterClock : unsigned {
+  Tsc = 0,  ///< llvm.readcyclecounter: the TSC on x86-64, inline.
+  Call = 1, ///< gj_profile_now(): nanoseconds, where there is no usable TSC.
+};
+
+struct InstrumentAppliesOptions {
+  CounterClock Clock = CounterClock::Tsc;
+};
+
+/// What instrumentApplies did.
+struct InstrumentAppliesResult {
+  unsigned Functions = 0; ///< Functions instrumented.
+  unsigned Applies = 0;   ///< Marked calls instrumented.
+  /// Functions skipped because their descriptor already exists (the module
+  /// was instrumented before), one message each.
+  std::vector<std::string> Warnings;
+};
+
+/// Instruments every function of M that has marked Applies. On a malformed
+/// marking, returns an error naming the function and the call, and leaves
+/// M unchanged. Functions already instrumented are skipped with a warning.
+llvm::Expected<InstrumentAppliesResult>
+instrumentApplies(llvm::Module &M, const InstrumentAppliesOptions &Opts = {});
+
+/// The new-pass-manager pass around instrumentApplies: errors and warnings
+/// go to LLVMContext::diagnose.
+class InstrumentAppliesPass
+    : public llvm::PassInfoMixin<InstrumentAppliesPass> {
+public:
+  static constexpr const char *PassName = "graphjit-instrument";
+
+  explicit InstrumentAppliesPass(InstrumentAppliesOptions Opts = {})
+      : Opts(Opts) {}
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &);
+  void printPipeline(llvm::raw_ostream &OS,
+                     llvm::function_ref<llvm::StringRef(llvm::StringRef)>
+                         MapClassName2PassName);
+  static bool isRequired() { return true; }
+
+  /// Parses the parameters of `graphjit-instrument<...>`: `clock=tsc` (the
+  /// default) or `clock=call`, separated by ';'.
+  static llvm::Expected<InstrumentAppliesOptions>
+  parseParams(llvm::StringRef Params);
+
+private:
+  InstrumentAppliesOptions Opts;
+};
+
+/// Makes `-passes=graphjit-instrument` and `graphjit-instrument<clock=...>`
+/// known to PB's pipeline parser (the opt plugin and graphjit alike).
+void registerGraphjitPasses(llvm::PassBuilder &PB);
+
+} // namespace graphjit
+
+#endif
