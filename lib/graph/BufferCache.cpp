@@ -5,7 +5,9 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
+#include <mutex>
 
 using namespace graphjit;
 
@@ -61,6 +63,58 @@ thread_local Reaper TheReaper;
 static unsigned classOf(size_t Capacity) {
   return llvm::Log2_64(Capacity / Alignment);
 }
+
+namespace {
+/// Large buffers, shared by all threads: glibc returns them to the system
+/// (munmap) when freed, so that the next call's buffer of the same size
+/// page-faults on every 4 KiB it writes, which costs more than computing
+/// it. A few are kept, by exact capacity, the most recently freed first.
+struct LargeBlocks {
+  static constexpr unsigned Slots = 8;
+  static constexpr size_t MaxBytes = size_t(1) << 30;
+  std::mutex Lock;
+  struct Block {
+    void *P;
+    size_t Capacity;
+  } Blocks[Slots] = {};
+  unsigned Count = 0;
+  size_t Bytes = 0;
+
+  void *take(size_t Capacity) {
+    std::lock_guard<std::mutex> Guard(Lock);
+    for (unsigned I = Count; I-- > 0;)
+      if (Blocks[I].Capacity == Capacity) {
+        void *P = Blocks[I].P;
+        Bytes -= Capacity;
+        std::copy(Blocks + I + 1, Blocks + Count, Blocks + I);
+        --Count;
+        return P;
+      }
+    return nullptr;
+  }
+  /// Keeps P unless that would hold too much; evicts the oldest.
+  bool keep(void *P, size_t Capacity) {
+    if (Capacity > MaxBytes / 2)
+      return false;
+    std::lock_guard<std::mutex> Guard(Lock);
+    while (Count && (Count == Slots || Bytes + Capacity > MaxBytes)) {
+      std::free(Blocks[0].P);
+      Bytes -= Blocks[0].Capacity;
+      std::copy(Blocks + 1, Blocks + Count, Blocks);
+      --Count;
+    }
+    Blocks[Count++] = {P, Capacity};
+    Bytes += Capacity;
+    return true;
+  }
+};
+// Never destroyed: buffers may be freed during static destruction.
+LargeBlocks &largeBlocks() {
+  static LargeBlocks *L = new LargeBlocks();
+  return *L;
+}
+constexpr size_t LargeFrom = size_t(256) << 10;
+} // namespace
 #endif
 
 void *graphjit::allocateBufferMemory(size_t Bytes) {
@@ -70,6 +124,9 @@ void *graphjit::allocateBufferMemory(size_t Bytes) {
     unsigned C = classOf(Capacity);
     if (Lists.Count[C])
       return Lists.Blocks[C][--Lists.Count[C]];
+  } else if (Capacity >= LargeFrom) {
+    if (void *P = largeBlocks().take(Capacity))
+      return P;
   }
 #endif
   void *P = std::aligned_alloc(Alignment, Capacity);
@@ -92,6 +149,8 @@ void graphjit::freeBufferMemory(void *P, size_t Bytes) {
       Lists.Blocks[C][Lists.Count[C]++] = P;
       return;
     }
+  } else if (Capacity >= LargeFrom && largeBlocks().keep(P, Capacity)) {
+    return;
   }
 #else
   (void)Bytes;

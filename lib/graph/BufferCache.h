@@ -4,7 +4,10 @@
 // over and over, and glibc's aligned_alloc is slow for them (it carves each
 // from a larger chunk and frees the rest). Buffers of up to 4 KiB come in
 // power-of-two classes from 64 bytes and are recycled through short
-// per-thread free lists; larger ones go straight to aligned_alloc. Under
+// per-thread free lists. From 256 KiB on, a few freed buffers are kept
+// (up to 8, 1 GiB in all) and reused for the same size: glibc would hand
+// them back to the system, and a fresh buffer page-faults on every page
+// it writes (Theano kept buffers between calls for the same reason). Under
 // AddressSanitizer or MemorySanitizer nothing is recycled, so that they
 // still see every use after free and every read of memory never written.
 //

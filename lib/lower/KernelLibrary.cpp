@@ -18,7 +18,9 @@ llvm::Error KernelLibrary::load() {
       llvm::StringRef(reinterpret_cast<const char *>(GraphjitScalarKernels),
                       GraphjitScalarKernels_size),
       "graphjit-scalar-kernels");
-  auto Lib = llvm::parseBitcodeFile(Ref, M.getContext());
+  // Lazily: only the kernels a module uses are read (the linker
+  // materializes them), which keeps lowering a small function fast.
+  auto Lib = llvm::getLazyBitcodeModule(Ref, M.getContext());
   if (!Lib)
     return Lib.takeError();
   Library = std::move(*Lib);
