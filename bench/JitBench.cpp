@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "graphjit/Builder.h"
+#include "BenchSupport.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
 #include "graphjit/Random.h"
@@ -25,14 +26,9 @@
 #include <functional>
 
 using namespace graphjit;
+using namespace graphjit::bench;
 using llvm::format;
 using llvm::outs;
-
-static double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Median seconds per run of Fn over Reps runs of Inner iterations each.
 static double timeIt(const std::function<void()> &Fn, int Reps, int Inner) {
@@ -51,27 +47,7 @@ static std::unique_ptr<Function> compileOrDie(FunctionGraph &F,
                                               LinkerKind K) {
   CompileOptions O;
   O.Linker = K;
-  auto Fn = Function::compile(F, O);
-  if (!Fn) {
-    llvm::errs() << llvm::toString(Fn.takeError()) << "\n";
-    exit(1);
-  }
-  return std::move(*Fn);
-}
-
-static NDArray randomArray(DType T, const Shape &S, uint64_t Seed) {
-  NDArray A = NDArray::zeros(T, S);
-  Rng R(Seed);
-  fillDefaultInput(A, R);
-  return A;
-}
-
-static void callOrDie(Function &Fn, const std::vector<NDArray> &In) {
-  auto R = Fn.call(In);
-  if (!R) {
-    llvm::errs() << llvm::toString(R.takeError()) << "\n";
-    exit(1);
-  }
+  return bench::compileOrDie(F, O);
 }
 
 __attribute__((noinline)) static void cppAdd(const double *X, const double *Y,

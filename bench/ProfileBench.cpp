@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchSupport.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
 #include "graphjit/ProfileStats.h"
@@ -23,32 +24,14 @@
 #include <chrono>
 
 using namespace graphjit;
+using namespace graphjit::bench;
 using llvm::format;
 using llvm::outs;
-
-static double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, bool Profile) {
   CompileOptions O;
   O.Profile = Profile;
-  auto Fn = Function::compile(F, O);
-  if (!Fn) {
-    llvm::errs() << llvm::toString(Fn.takeError()) << "\n";
-    exit(1);
-  }
-  return std::move(*Fn);
-}
-
-static void callOrDie(Function &Fn, const std::vector<NDArray> &In) {
-  auto R = Fn.call(In);
-  if (!R) {
-    llvm::errs() << llvm::toString(R.takeError()) << "\n";
-    exit(1);
-  }
+  return bench::compileOrDie(F, O);
 }
 
 /// Median seconds per call of A and of B, timed in alternation.
@@ -67,13 +50,6 @@ static std::pair<double, double> sideBySide(Function &A, Function &B,
   std::sort(TA.begin(), TA.end());
   std::sort(TB.begin(), TB.end());
   return {TA[TA.size() / 2], TB[TB.size() / 2]};
-}
-
-static NDArray randomArray(DType T, const Shape &S, uint64_t Seed) {
-  NDArray A = NDArray::zeros(T, S);
-  Rng R(Seed);
-  fillDefaultInput(A, R);
-  return A;
 }
 
 static void benchChain() {
