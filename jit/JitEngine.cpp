@@ -6,6 +6,7 @@
 #include "runtime/Clock.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -147,6 +148,12 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
                                           StringRef Entry, unsigned OptLevel,
                                           const EmitOptions &Emit,
                                           CompileTimes &Times, bool Profile) {
+  // The module must be destroyed before its context, whatever the order
+  // in which the caller destroys the arguments.
+  auto FreeModule = make_scope_exit([&] {
+    M.reset();
+    Ctx.reset();
+  });
   std::lock_guard<std::mutex> Guard(P->Lock);
   if (!Emit.LLVM.empty())
     if (Error E = writeText(Emit.LLVM, [&](raw_ostream &OS) { M->print(OS, nullptr); }))

@@ -130,6 +130,9 @@ Error Function::jitCompile() {
     Expected<LoweredModule> Loaded = loadLoweredModule(Opts.LLVMInput, *LM);
     if (!Loaded)
       return Loaded.takeError();
+    // A module must go before its context.
+    LM->Module.reset();
+    LM->Context.reset();
     LM = std::move(Loaded);
   }
   auto Code = std::make_unique<JitCode>();

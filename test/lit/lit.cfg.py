@@ -28,6 +28,8 @@ config.substitutions.append(("%graphjit", os.path.join(bin_dir, "graphjit")))
 config.substitutions.append(("%opt", os.path.join(llvm_tools, "opt")))
 config.substitutions.append(("%llc", os.path.join(llvm_tools, "llc")))
 config.substitutions.append(("%clangxx", os.path.join(llvm_tools, "clang++")))
+# What a program linked against a sanitized libgraphjit_core needs.
+config.substitutions.append(("%sanitize_flags", params.get("sanitize_flags", "")))
 config.substitutions.append(("%llvm_lib_dir", os.path.join(os.path.dirname(llvm_tools), "lib")))
 config.substitutions.append(("%python", params.get("python", "/usr/bin/python3")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
