@@ -208,7 +208,7 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
     }
     CompiledCode Code{Sym->toPtr<void *>(), &*JD, nullptr};
     if (Profile) {
-      auto Desc = P->J->lookup(*JD, (Entry + ".gj_profile").str());
+      auto Desc = P->J->lookup(*JD, profileDescriptorName(Entry));
       if (!Desc) {
         consumeError(ES.removeJITDylib(*JD));
         return Desc.takeError();

@@ -38,7 +38,6 @@ STATISTIC(NumChained, "Apply boundaries that share one clock read");
 static constexpr unsigned ProfileAbiVersion = 2;
 static constexpr int64_t MaxApplies = 1 << 20; // GJ_PROFILE_MAX_APPLIES
 static constexpr const char *ApplyKind = "graphjit.apply";
-static constexpr const char *DescSuffix = ".gj_profile";
 
 namespace {
 
@@ -209,7 +208,7 @@ GlobalVariable *FunctionInstrumenter::createDescriptor() {
                ConstantInt::get(I32, unsigned(Clock))});
   return new GlobalVariable(M, DescTy, /*isConstant=*/true,
                             GlobalValue::ExternalLinkage, Init,
-                            F.getName() + DescSuffix);
+                            profileDescriptorName(F.getName()));
 }
 
 Value *FunctionInstrumenter::readClock(IRBuilder<> &B) {
@@ -408,10 +407,10 @@ graphjit::instrumentApplies(Module &M, const InstrumentAppliesOptions &Opts) {
       return createStringError(inconvertibleErrorCode(),
                                "an unnamed function has marked Applies; the "
                                "descriptor is named after the function");
-    if (M.getNamedValue((F.getName() + DescSuffix).str())) {
+    if (M.getNamedValue(profileDescriptorName(F.getName()))) {
       Result.Warnings.push_back(
           "function '" + F.getName().str() + "' is already instrumented (@" +
-          F.getName().str() + DescSuffix + " exists); left as it is");
+          profileDescriptorName(F.getName()) + " exists); left as it is");
       continue;
     }
     Work.emplace_back(&F, std::move(*Applies));

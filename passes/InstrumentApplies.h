@@ -39,6 +39,11 @@ struct InstrumentAppliesOptions {
   CounterClock Clock = CounterClock::Tsc;
 };
 
+/// The name of the descriptor the pass emits for function Function.
+inline std::string profileDescriptorName(llvm::StringRef Function) {
+  return (Function + ".gj_profile").str();
+}
+
 /// What instrumentApplies did.
 struct InstrumentAppliesResult {
   unsigned Functions = 0; ///< Functions instrumented.

@@ -288,29 +288,11 @@ static Error writeOutputs(const FunctionGraph &F,
 }
 
 // Prints the report where the flags say and writes the JSON if asked.
-static Error reportProfile(const ProfileStats &Stats, const FunctionGraph &F,
-                           const Flags &PF) {
-  SummaryOptions SO;
-  SO.NApply = PF.ProfilingNApply;
-  SO.NOps = PF.ProfilingNOps;
-  auto Print = [&](raw_ostream &OS) {
-    if (PF.ProfilingDebugprint)
-      debugPrint(F, OS);
-    if (ProfileOpt)
-      Stats.summary(OS, SO);
-  };
-  if (PF.ProfilingDestination == "stdout") {
-    Print(outs());
-  } else if (PF.ProfilingDestination == "stderr") {
-    Print(errs());
-  } else {
-    std::error_code EC;
-    raw_fd_ostream OS(PF.ProfilingDestination, EC, sys::fs::OF_Text);
-    if (EC)
-      return createStringError("cannot write the profile to '" +
-                               PF.ProfilingDestination + "': " + EC.message());
-    Print(OS);
-  }
+static Error reportProfile(const ProfileStats &Stats, const Flags &PF) {
+  outs().flush(); // The report writes to the file descriptor itself.
+  if (ProfileOpt)
+    if (Error E = Stats.report(PF))
+      return E;
   if (ProfileJSON.empty())
     return Error::success();
   std::error_code EC;
@@ -440,7 +422,7 @@ static int run() {
     if (Error E = writeOutputs(*F, Results))
       return fail(std::move(E));
   if (Stats)
-    if (Error E = reportProfile(*Stats, *F, PF))
+    if (Error E = reportProfile(*Stats, PF))
       return fail(std::move(E));
   return 0;
 }

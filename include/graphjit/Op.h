@@ -87,6 +87,11 @@ public:
                               const ExecContext &Ctx) const;
 
   virtual unsigned numOutputs() const { return 1; }
+  /// How many leading inputs are conditions, not values: number literals
+  /// among the values take the values' dtype only (switch's condition,
+  /// as np.where's).
+  virtual unsigned numConditionInputs() const { return 0; }
+
   virtual OutputAlias outputAlias(unsigned Output) const {
     (void)Output;
     return OutputAlias::created();

@@ -63,6 +63,16 @@ struct CompileSplit {
   double Rewrite = 0, Lower = 0, Optimize = 0, Codegen = 0, Link = 0;
   bool Cached = false; ///< The object came from the compile cache.
   double total() const { return Rewrite + Lower + Optimize + Codegen + Link; }
+  /// Sums the phases; cached only if both were.
+  CompileSplit &operator+=(const CompileSplit &O) {
+    Rewrite += O.Rewrite;
+    Lower += O.Lower;
+    Optimize += O.Optimize;
+    Codegen += O.Codegen;
+    Link += O.Link;
+    Cached = Cached && O.Cached;
+    return *this;
+  }
   bool operator==(const CompileSplit &O) const;
 };
 

@@ -10,6 +10,7 @@
 #ifndef GRAPHJIT_PROFILESTATS_H
 #define GRAPHJIT_PROFILESTATS_H
 
+#include "graphjit/Flags.h"
 #include "graphjit/Profile.h"
 #include <functional>
 #include <memory>
@@ -30,6 +31,10 @@ public:
   /// Theano's summary(): each function's profile, then their sum when
   /// there are several.
   void summary(llvm::raw_ostream &OS, const SummaryOptions &Opts = {}) const;
+
+  /// summary() as the profiling__* flags say: rows, destination (stdout,
+  /// stderr or a file), the functions' debugprints first.
+  llvm::Error report(const Flags &F) const;
 
   /// For the linkers: a function reports through Snapshot until detach(),
   /// which keeps its last numbers. DebugPrint, if not empty, is printed

@@ -124,10 +124,7 @@ FunctionBuilder::applyMulti(llvm::StringRef OpName,
     return TheOp.takeError();
   // A literal already settled by another Apply keeps its dtype; literals
   // written in the source are used once, so this only matters for the API.
-  // np.where(c, a, 1) has a's dtype whatever c's: a condition is not one
-  // of the values a literal joins.
-  unsigned NumConditions = OpName == "switch" ? 1 : 0;
-  if (Error E = settleLiterals(Inputs, NumConditions))
+  if (Error E = settleLiterals(Inputs, (*TheOp)->numConditionInputs()))
     return E;
   std::vector<TensorType> InTypes;
   for (Variable *V : Inputs)

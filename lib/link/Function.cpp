@@ -74,10 +74,9 @@ Error Function::startProfiling(const CompiledCode *Code) {
   Expected<const Flags &> F = processFlags();
   if (!F)
     return F.takeError();
-  Stats = Opts.ProfileInto;
-  if (!Stats)
-    Stats = Opts.Profile ? std::make_shared<ProfileStats>()
-                         : processProfileStats();
+  // compile() has pointed ProfileInto at the process's stats for the flags.
+  Stats = Opts.ProfileInto ? Opts.ProfileInto
+                           : std::make_shared<ProfileStats>();
   Profiler = std::make_unique<FunctionProfiler>(Graph, Opts.Linker,
                                                 F->ProfilingIgnoreFirstCall);
   if (Code)

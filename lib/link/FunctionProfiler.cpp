@@ -4,13 +4,14 @@
 #include "runtime/Clock.h"
 #include "runtime/ProfileRuntime.h"
 #include <algorithm>
-#include <x86intrin.h>
 
 using namespace graphjit;
 
 FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
                                    bool IgnoreFirstCall)
-    : Base(describeFunction(F)), Linker(Linker),
+    : Base(describeFunction(F)),
+      // Calibrated now, not during the first call.
+      Tsc(ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC),
       IgnoreFirstCall(IgnoreFirstCall),
       PyTicks(new std::atomic<uint64_t>[F.numApplies()]()),
       PyCalls(new std::atomic<uint64_t>[F.numApplies()]()) {
@@ -18,8 +19,6 @@ FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
   if (Linker == LinkerKind::Py)
     for (ApplyProfile &A : Base.Applies)
       A.Compiled = false;
-  // Calibrate now, not during the first call.
-  (void)ProfileClock::get();
 }
 
 void FunctionProfiler::setCompiled(const gj_profile_desc *D,
@@ -27,14 +26,6 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
   Desc = D;
   for (ApplyProfile &A : Base.Applies)
     A.Compiled = A.Id < C.size() && C[A.Id];
-}
-
-// The clock the instrumented code reads, so that call and Apply times
-// compare.
-uint64_t FunctionProfiler::now() const {
-  if (ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC)
-    return __rdtsc();
-  return gj_profile_now();
 }
 
 void FunctionProfiler::callEnded(uint64_t Start) {
@@ -47,7 +38,6 @@ void FunctionProfiler::callEnded(uint64_t Start) {
       ProfileTotals T = ProfileRuntime::totals(*Desc);
       FirstCall = T.Applies;
       FirstCallDriverTicks = T.DriverTicks;
-      FirstCallDriverCalls = T.Calls;
     } else {
       FirstCall.resize(Base.Applies.size());
       for (unsigned I = 0; I < FirstCall.size(); ++I)

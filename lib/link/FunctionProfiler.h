@@ -15,6 +15,7 @@
 #include "graphjit/Profile.h"
 #include "runtime/RuntimeABI.h"
 #include <atomic>
+#include <x86intrin.h>
 #include <memory>
 #include <mutex>
 
@@ -30,7 +31,7 @@ public:
   void setCompileTimes(const CompileTimes &T) { Times = T; }
 
   /// The clock's ticks now (the instrumentation's clock).
-  uint64_t now() const;
+  uint64_t now() const { return Tsc ? __rdtsc() : gj_profile_now(); }
   /// One call ended, started at Start.
   void callEnded(uint64_t Start);
   /// The py linker's loop ran Ticks (the JIT's driver reports its own).
@@ -56,7 +57,8 @@ public:
 private:
   FunctionProfile Base; ///< Names, ops, locations, C/Py, tensors.
   const gj_profile_desc *Desc = nullptr;
-  LinkerKind Linker;
+  /// The clock now() reads: the TSC, or gj_profile_now (decided once).
+  bool Tsc;
   CompileTimes Times;
   bool IgnoreFirstCall;
   std::atomic<bool> FirstCallDone{false};
@@ -66,7 +68,7 @@ private:
   mutable std::mutex TensorLock;
   /// Counters when the first call ended, subtracted when it is ignored.
   std::vector<gj_apply_counter> FirstCall;
-  uint64_t FirstCallDriverTicks = 0, FirstCallDriverCalls = 0;
+  uint64_t FirstCallDriverTicks = 0;
 };
 
 } // namespace graphjit

@@ -47,38 +47,43 @@ void ProfileStats::summary(llvm::raw_ostream &OS,
   printSummary(OS, P, Opts);
 }
 
+llvm::Error ProfileStats::report(const Flags &F) const {
+  SummaryOptions Opts;
+  Opts.NApply = F.ProfilingNApply;
+  Opts.NOps = F.ProfilingNOps;
+  auto Print = [&](llvm::raw_ostream &OS) {
+    if (F.ProfilingDebugprint)
+      for (const std::string &D : debugPrints())
+        OS << D << "\n";
+    summary(OS, Opts);
+    OS.flush();
+  };
+  // Streams of their own: at exit, llvm::outs() may be destroyed already.
+  const std::string &Dest = F.ProfilingDestination;
+  if (Dest == "stdout" || Dest == "stderr") {
+    llvm::raw_fd_ostream OS(Dest == "stdout" ? 1 : 2, /*shouldClose=*/false);
+    Print(OS);
+    return llvm::Error::success();
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Dest, EC, llvm::sys::fs::OF_Text);
+  if (EC)
+    return llvm::createStringError("cannot write the profile to '" + Dest +
+                                   "': " + EC.message());
+  Print(OS);
+  return llvm::Error::success();
+}
+
 // At exit: every function's profile and their sum, where the flags say.
 static void printProcessProfile() {
-  std::shared_ptr<ProfileStats> Stats = processProfileStats();
   llvm::Expected<const Flags &> F = processFlags();
   if (!F) {
     llvm::consumeError(F.takeError());
     return;
   }
-  SummaryOptions Opts;
-  Opts.NApply = F->ProfilingNApply;
-  Opts.NOps = F->ProfilingNOps;
-  auto Print = [&](llvm::raw_ostream &OS) {
-    if (F->ProfilingDebugprint)
-      for (const std::string &D : Stats->debugPrints())
-        OS << D << "\n";
-    Stats->summary(OS, Opts);
-    OS.flush();
-  };
-  // Streams of their own: at exit, llvm::outs() may be destroyed already.
-  const std::string &Dest = F->ProfilingDestination;
-  if (Dest == "stdout" || Dest == "stderr") {
-    llvm::raw_fd_ostream OS(Dest == "stdout" ? 1 : 2, /*shouldClose=*/false);
-    return Print(OS);
-  }
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Dest, EC, llvm::sys::fs::OF_Text);
-  if (EC) {
-    llvm::errs() << "graphjit: error: cannot write the profile to '" << Dest
-                 << "': " << EC.message() << "\n";
-    return;
-  }
-  Print(OS);
+  if (llvm::Error E = processProfileStats()->report(*F))
+    llvm::errs() << "graphjit: error: " << llvm::toString(std::move(E))
+                 << "\n";
 }
 
 std::shared_ptr<ProfileStats> graphjit::processProfileStats() {

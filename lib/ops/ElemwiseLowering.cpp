@@ -74,9 +74,10 @@ private:
   /// The module's loop kernel for this Apply's signature with input I
   /// invariant where Invariant[I], emitted on first use.
   Function *loopKernel(ArrayRef<bool> Invariant);
-  /// Kern(Out + Begin, Count, each input at Begin unless invariant).
+  /// Kern(Dst, Count, each input at element Begin unless invariant or
+  /// Begin is null); unread inputs get null.
   void callLoopKernel(Function *Kern, ArrayRef<bool> Invariant,
-                      ArrayRef<Value *> Inputs, Value *OutPtr, Value *Begin,
+                      ArrayRef<Value *> Inputs, Value *Begin, Value *Dst,
                       Value *Count);
   SmallVector<bool, 4> flatInvariants() const;
   void emitStreaming(Value *NumElements);
@@ -215,14 +216,13 @@ Function *ElemwiseEmitter::loopKernel(ArrayRef<bool> Invariant) {
 }
 
 void ElemwiseEmitter::callLoopKernel(Function *Kern, ArrayRef<bool> Invariant,
-                                     ArrayRef<Value *> Inputs, Value *OutPtr,
-                                     Value *Begin, Value *Count) {
-  SmallVector<Value *, 6> Args{
-      B.CreateInBoundsGEP(E.memoryType(Out.T), OutPtr, Begin), Count};
+                                     ArrayRef<Value *> Inputs, Value *Begin,
+                                     Value *Dst, Value *Count) {
+  SmallVector<Value *, 6> Args{Dst, Count};
   for (unsigned I = 0; I < Ops.size(); ++I) {
     if (!Ops[I].Read)
       Args.push_back(ConstantPointerNull::get(B.getPtrTy()));
-    else if (Invariant[I])
+    else if (Invariant[I] || !Begin)
       Args.push_back(Inputs[I]);
     else
       Args.push_back(
@@ -304,21 +304,15 @@ void ElemwiseEmitter::emitStreaming(Value *NumElements) {
   E.emitLoop(NumChunks, "chunks", [&](Value *C) {
     Value *Begin = B.CreateMul(C, E.constI64(PerChunk), "", true, true);
     // The chunk buffer stands for the output at Begin.
-    SmallVector<Value *, 6> Args{Chunk, E.constI64(PerChunk)};
-    for (unsigned I = 0; I < Ops.size(); ++I)
-      Args.push_back(!Ops[I].Read ? ConstantPointerNull::get(B.getPtrTy())
-                     : Inv[I]     ? Inputs[I]
-                                  : B.CreateInBoundsGEP(
-                                        E.memoryType(Ops[I].T), Inputs[I],
-                                        Begin));
-    B.CreateCall(Kern, Args);
+    callLoopKernel(Kern, Inv, Inputs, Begin, Chunk, E.constI64(PerChunk));
     B.CreateCall(Stream,
                  {B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Begin),
                   Chunk});
   });
   B.CreateLifetimeEnd(Chunk, cast<ConstantInt>(ChunkSize));
   Value *Done = B.CreateMul(NumChunks, E.constI64(PerChunk), "", true, true);
-  callLoopKernel(Kern, Inv, Inputs, Out.Data, Done,
+  callLoopKernel(Kern, Inv, Inputs, Done,
+                 B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Done),
                  B.CreateSub(NumElements, Done));
   // Non-temporal stores are weakly ordered: make them visible before
   // anything after the thunk (another thread, say) looks at the output.
@@ -372,10 +366,10 @@ void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
     Sub.emitFlatBody(Flat->getArg(1));
     FB.CreateRetVoid();
   }
-  SmallVector<Value *, 6> Args{Out.Data, NumElements};
+  SmallVector<Value *, 4> Inputs;
   for (const Operand &Op : Ops)
-    Args.push_back(Op.Read ? Op.Data : ConstantPointerNull::get(B.getPtrTy()));
-  B.CreateCall(Flat, Args);
+    Inputs.push_back(Op.Data);
+  callLoopKernel(Flat, Inv, Inputs, /*Begin=*/nullptr, Out.Data, NumElements);
 }
 
 void ElemwiseEmitter::emitFlatBody(Value *NumElements) {
@@ -395,8 +389,8 @@ void ElemwiseEmitter::emitFlatBody(Value *NumElements) {
         SmallVector<Value *, 4> Inputs;
         for (const Operand &Op : Ops)
           Inputs.push_back(Op.Data);
-        callLoopKernel(loopKernel(Inv), Inv, Inputs, Out.Data,
-                       E.constI64(0), NumElements);
+        callLoopKernel(loopKernel(Inv), Inv, Inputs, /*Begin=*/nullptr,
+                       Out.Data, NumElements);
       });
 }
 
@@ -464,7 +458,7 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
   emitIf(
       UnitRows, "row.unit",
       [&] {
-        callLoopKernel(loopKernel(Inv), Inv, Row, OutRow, E.constI64(0),
+        callLoopKernel(loopKernel(Inv), Inv, Row, /*Begin=*/nullptr, OutRow,
                        Count);
       },
       [&] {

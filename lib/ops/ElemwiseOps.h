@@ -25,6 +25,9 @@ public:
   /// "Elemwise{add,no_inplace}", "Elemwise{Cast{float32}}".
   std::string name() const override;
   llvm::StringRef className() const override { return "Elemwise"; }
+  unsigned numConditionInputs() const override {
+    return Kind == ScalarOpKind::Switch ? 1 : 0;
+  }
   llvm::Expected<std::vector<TensorType>>
   inferTypes(llvm::ArrayRef<TensorType> Inputs) const override;
   llvm::Error perform(llvm::ArrayRef<NDArray> Inputs,

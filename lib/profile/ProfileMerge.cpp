@@ -114,12 +114,7 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
   Into.Calls += F.Calls;
   Into.CallSeconds += F.CallSeconds;
   Into.DriverSeconds += F.DriverSeconds;
-  Into.Compile.Rewrite += F.Compile.Rewrite;
-  Into.Compile.Lower += F.Compile.Lower;
-  Into.Compile.Optimize += F.Compile.Optimize;
-  Into.Compile.Codegen += F.Compile.Codegen;
-  Into.Compile.Link += F.Compile.Link;
-  Into.Compile.Cached = Into.Compile.Cached && F.Compile.Cached;
+  Into.Compile += F.Compile;
   if (Into.Linker.empty())
     Into.Linker = F.Linker;
   joinDistinct(Into.Clock, F.Clock);

@@ -113,12 +113,7 @@ FunctionProfile sumOfFunctions(const Profile &P) {
     S.Calls += F.Calls;
     S.CallSeconds += F.CallSeconds;
     S.DriverSeconds += F.DriverSeconds;
-    S.Compile.Rewrite += F.Compile.Rewrite;
-    S.Compile.Lower += F.Compile.Lower;
-    S.Compile.Optimize += F.Compile.Optimize;
-    S.Compile.Codegen += F.Compile.Codegen;
-    S.Compile.Link += F.Compile.Link;
-    S.Compile.Cached = S.Compile.Cached && F.Compile.Cached;
+    S.Compile += F.Compile;
     for (const ApplyProfile &A : F.Applies) {
       ApplyProfile Copy = A;
       Copy.Name = F.Name + ": " + A.Name;

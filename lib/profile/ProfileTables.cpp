@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "profile/ProfileTables.h"
+#include "graphjit/Type.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
@@ -82,18 +83,6 @@ double gbytesPerSecond(const ApplyProfile &A) {
   return safeRatio(A.BytesPerCall * double(A.Calls), A.Seconds) / 1e9;
 }
 
-std::string tupleString(ArrayRef<int64_t> V) {
-  std::string S = "(";
-  for (size_t I = 0; I < V.size(); ++I) {
-    if (I)
-      S += ", ";
-    S += std::to_string(V[I]);
-  }
-  if (V.size() == 1)
-    S += ",";
-  return S + ")";
-}
-
 static int64_t itemSize(StringRef DType) {
   return StringSwitch<int64_t>(DType)
       .Cases("bool", "int8", "uint8", 1)
@@ -120,7 +109,7 @@ std::string stridesString(const TensorInfo &T) {
     if (Contiguous || Empty)
       return "c";
   }
-  return tupleString(T.Strides);
+  return shapeStr(T.Strides); // Python's tuple spelling.
 }
 
 } // namespace profile

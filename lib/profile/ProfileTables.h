@@ -58,8 +58,6 @@ double gflopsPerSecond(const ApplyProfile &A);
 /// GB/s of A over all its calls, 0 when unknown.
 double gbytesPerSecond(const ApplyProfile &A);
 
-/// Python's tuple spelling: "()", "(3,)", "(3, 4)".
-std::string tupleString(llvm::ArrayRef<int64_t> V);
 /// "c" for C-contiguous byte strides of Shape and DType, else the tuple.
 std::string stridesString(const TensorInfo &T);
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
 #include "profile/ProfileTables.h"
+#include "graphjit/Type.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -121,7 +122,7 @@ void ReportPrinter::printTensorLines(StringRef Kind,
   for (size_t I = 0; I < Tensors.size(); ++I) {
     const TensorInfo &T = Tensors[I];
     OS << "    " << Kind << " " << I << ": dtype=" << T.DType
-       << ", shape=" << tupleString(T.Shape) << ", strides=" << stridesString(T)
+       << ", shape=" << shapeStr(T.Shape) << ", strides=" << stridesString(T)
        << "\n";
   }
 }

@@ -14,6 +14,7 @@
 #include "graphjit/Function.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "LoweringTestUtil.h"
 #include "gtest/gtest.h"
 #include <cmath>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <limits>
 
 using namespace graphjit;
+using namespace graphjit::testutil;
 
 namespace {
 
@@ -67,50 +69,6 @@ NDArray arr(DType T, const Shape &Sh, std::vector<double> Vs) {
       A.dataAs<E>()[I] = static_cast<E>(Vs[I]);
   });
   return A;
-}
-
-::testing::AssertionResult sameBits(const NDArray &A, const NDArray &B) {
-  if (A.dtype() != B.dtype() || A.shape() != B.shape())
-    return ::testing::AssertionFailure()
-           << dtypeName(A.dtype()).str() << " " << shapeStr(A.shape())
-           << " vs " << dtypeName(B.dtype()).str() << " "
-           << shapeStr(B.shape());
-  for (int64_t I = 0; I < A.numElements(); ++I)
-    if (std::memcmp(A.data() + A.byteOffsetOf(I), B.data() + B.byteOffsetOf(I),
-                    A.elementSize()) != 0)
-      return ::testing::AssertionFailure()
-             << "element " << I << ": " << A.str() << " vs " << B.str();
-  return ::testing::AssertionSuccess();
-}
-
-using BuildFn = std::function<void(FunctionBuilder &, std::vector<Variable *>)>;
-
-// A function of inputs of these types, built by Build, compiled with a
-// linker; the module outlives the function.
-struct Compiled {
-  std::unique_ptr<GraphModule> M = std::make_unique<GraphModule>();
-  std::unique_ptr<Function> Fn;
-};
-
-Compiled compile(const std::vector<TensorType> &Types, const BuildFn &Build,
-                 LinkerKind Linker, EmitOptions Emit = {}) {
-  Compiled C;
-  FunctionBuilder B(*C.M, "f");
-  std::vector<Variable *> Ins;
-  for (size_t I = 0; I < Types.size(); ++I)
-    Ins.push_back(B.input("x" + std::to_string(I), Types[I]));
-  Build(B, Ins);
-  FunctionGraph *F = llvm::cantFail(B.finish());
-  CompileOptions Opts;
-  Opts.Linker = Linker;
-  Opts.Emit = std::move(Emit);
-  auto Fn = Function::compile(*F, Opts);
-  if (!Fn) {
-    ADD_FAILURE() << llvm::toString(Fn.takeError());
-    return C;
-  }
-  C.Fn = std::move(*Fn);
-  return C;
 }
 
 // Every Apply of Fn is an Elemwise that runs as JIT code.

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ProfileTestUtil.h"
 #include "profile/ProfileTables.h"
+#include "graphjit/Type.h"
 #include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 
@@ -113,8 +114,8 @@ TEST(ProfileTables, StridesPrintAsCWhenContiguous) {
   EXPECT_EQ(stridesString({"float32", {1, 4}, {0, 4}}), "c");
   EXPECT_EQ(stridesString({"float32", {}, {}}), "c");
   EXPECT_EQ(stridesString({"float32", {5}, {8}}), "(8,)");
-  EXPECT_EQ(tupleString({}), "()");
-  EXPECT_EQ(tupleString({3}), "(3,)");
+  EXPECT_EQ(shapeStr({}), "()");
+  EXPECT_EQ(shapeStr({3}), "(3,)");
 }
 
 TEST(ProfileReport, SectionsColumnsAndPercentages) {

@@ -17,6 +17,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "LoweringTestUtil.h"
 #include "gtest/gtest.h"
 #include <cmath>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include <limits>
 
 using namespace graphjit;
+using namespace graphjit::testutil;
 
 namespace {
 
@@ -94,47 +96,6 @@ NDArray ramp(DType T, const Shape &Sh) {
         A.dataAs<E>()[I] = E(int64_t(std::sin(double(I)) * 1e3));
   });
   return A;
-}
-
-::testing::AssertionResult sameBits(const NDArray &A, const NDArray &B) {
-  if (A.dtype() != B.dtype() || A.shape() != B.shape())
-    return ::testing::AssertionFailure()
-           << dtypeName(A.dtype()).str() << " " << shapeStr(A.shape()) << " vs "
-           << dtypeName(B.dtype()).str() << " " << shapeStr(B.shape());
-  for (int64_t I = 0; I < A.numElements(); ++I)
-    if (std::memcmp(A.data() + A.byteOffsetOf(I), B.data() + B.byteOffsetOf(I),
-                    A.elementSize()) != 0)
-      return ::testing::AssertionFailure()
-             << "element " << I << ": " << A.str() << " vs " << B.str();
-  return ::testing::AssertionSuccess();
-}
-
-using BuildFn = std::function<void(FunctionBuilder &, std::vector<Variable *>)>;
-
-struct Compiled {
-  std::unique_ptr<GraphModule> M = std::make_unique<GraphModule>();
-  std::unique_ptr<Function> Fn;
-};
-
-Compiled compile(const std::vector<TensorType> &Types, const BuildFn &Build,
-                 LinkerKind Linker, EmitOptions Emit = {}) {
-  Compiled C;
-  FunctionBuilder B(*C.M, "f");
-  std::vector<Variable *> Ins;
-  for (size_t I = 0; I < Types.size(); ++I)
-    Ins.push_back(B.input("x" + std::to_string(I), Types[I]));
-  Build(B, Ins);
-  FunctionGraph *F = llvm::cantFail(B.finish());
-  CompileOptions Opts;
-  Opts.Linker = Linker;
-  Opts.Emit = std::move(Emit);
-  auto Fn = Function::compile(*F, Opts);
-  if (!Fn) {
-    ADD_FAILURE() << llvm::toString(Fn.takeError());
-    return C;
-  }
-  C.Fn = std::move(*Fn);
-  return C;
 }
 
 // Runs the function under py and c|py; every Apply must run as JIT code
