@@ -4,6 +4,7 @@
 #include "CompileCache.h"
 #include "passes/InstrumentApplies.h"
 #include "runtime/Clock.h"
+#include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -63,9 +64,10 @@ static Error defineRuntimeSymbols(orc::LLJIT &J) {
   Add("gj_release", &gj_release);
   Add("gj_compute", &gj_compute);
   Add("gj_runtime_abi_version", &gj_runtime_abi_version);
-  for (const RuntimeSymbol &S : ProfileRuntime::symbols())
-    Symbols[J.mangleAndIntern(S.Name)] = {
-        orc::ExecutorAddr::fromPtr(S.Address), JITSymbolFlags::Exported};
+  for (auto Group : {ProfileRuntime::symbols(), MemoryRuntime::symbols()})
+    for (const RuntimeSymbol &S : Group)
+      Symbols[J.mangleAndIntern(S.Name)] = {
+          orc::ExecutorAddr::fromPtr(S.Address), JITSymbolFlags::Exported};
   return J.getMainJITDylib().define(orc::absoluteSymbols(std::move(Symbols)));
 }
 
@@ -147,7 +149,8 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
                                           std::unique_ptr<LLVMContext> Ctx,
                                           StringRef Entry, unsigned OptLevel,
                                           const EmitOptions &Emit,
-                                          CompileTimes &Times, bool Profile) {
+                                          CompileTimes &Times, bool Profile,
+                                          bool ProfileMemory) {
   // The module must be destroyed before its context, whatever the order
   // in which the caller destroys the arguments.
   auto FreeModule = make_scope_exit([&] {
@@ -165,6 +168,7 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
     IO.Clock = ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC
                    ? CounterClock::Tsc
                    : CounterClock::Call;
+    IO.Memory = ProfileMemory;
     Expected<InstrumentAppliesResult> R = instrumentApplies(*M, IO);
     if (!R)
       return R.takeError();
@@ -280,8 +284,10 @@ void JitEngine::release(CompiledCode &Code) {
     return;
   std::lock_guard<std::mutex> Guard(P->Lock);
   // Another function's descriptor may land at the same address later.
-  if (Code.Profile)
+  if (Code.Profile) {
     ProfileRuntime::forget(*Code.Profile);
+    MemoryRuntime::forget(Code.Profile);
+  }
   consumeError(P->J->getExecutionSession().removeJITDylib(*Code.Dylib));
   Code = CompiledCode();
 }

@@ -49,12 +49,13 @@ public:
   /// Optimizes M at OptLevel (0-3), writes what Emit asks for, and compiles
   /// it. Entry is the function whose address is returned. With Profile,
   /// the Applies marked in M are instrumented first (passes/), after the
-  /// -emit-llvm dump, which stays the module as lowered.
+  /// -emit-llvm dump, which stays the module as lowered; with
+  /// ProfileMemory too, their allocations are hooked as well.
   llvm::Expected<CompiledCode>
   compile(std::unique_ptr<llvm::Module> M,
           std::unique_ptr<llvm::LLVMContext> Ctx, llvm::StringRef Entry,
           unsigned OptLevel, const EmitOptions &Emit, CompileTimes &Times,
-          bool Profile = false);
+          bool Profile = false, bool ProfileMemory = false);
   /// Where compiled objects are kept (CompileCache.h); empty: nowhere.
   void setCacheDirectory(std::string Dir);
   std::string cacheDirectory() const;

@@ -32,10 +32,11 @@ using namespace graphjit;
 STATISTIC(NumFunctions, "Functions instrumented");
 STATISTIC(NumApplies, "Apply calls instrumented");
 STATISTIC(NumChained, "Apply boundaries that share one clock read");
+STATISTIC(NumHooked, "Calls of the C allocator routed to the memory hooks");
 
 // Must match runtime/RuntimeABI.h; the pass does not include it so that it
 // builds without the runtime.
-static constexpr unsigned ProfileAbiVersion = 2;
+static constexpr unsigned ProfileAbiVersion = 3;
 static constexpr int64_t MaxApplies = 1 << 20; // GJ_PROFILE_MAX_APPLIES
 static constexpr const char *ApplyKind = "graphjit.apply";
 
@@ -137,9 +138,9 @@ Expected<SmallVector<MarkedApply, 0>> collectApplies(Function &F) {
 class FunctionInstrumenter {
 public:
   FunctionInstrumenter(Function &F, ArrayRef<MarkedApply> Applies,
-                       CounterClock Clock)
+                       const InstrumentAppliesOptions &Opts)
       : F(F), M(*F.getParent()), Ctx(F.getContext()), Applies(Applies),
-        Clock(Clock), I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)),
+        Clock(Opts.Clock), Memory(Opts.Memory), I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)),
         Ptr(PointerType::getUnqual(Ctx)), CounterTy(StructType::get(I64, I64)) {
   }
 
@@ -151,6 +152,7 @@ private:
   LLVMContext &Ctx;
   ArrayRef<MarkedApply> Applies;
   CounterClock Clock;
+  bool Memory;
   Type *I64, *I32, *Ptr;
   StructType *CounterTy;
   GlobalVariable *Desc = nullptr;
@@ -160,6 +162,9 @@ private:
   Constant *string(StringRef S);
   GlobalVariable *createDescriptor();
   Value *readClock(IRBuilder<> &B);
+  /// gj_memory_enter at entry, gj_memory_apply around each Apply and
+  /// gj_memory_exit before each return.
+  void hookMemory(Instruction *EnterAfter);
   void charge(IRBuilder<> &B, const MarkedApply &A, Value *Start, Value *End);
   /// Where the Apply that ends block PB chains to: the first Apply of PB's
   /// only successor that has PB as its unique predecessor; -1 if none.
@@ -302,6 +307,10 @@ void FunctionInstrumenter::run() {
   FunctionCallee Enter = M.getOrInsertFunction(
       "gj_profile_enter", FunctionType::get(Ptr, {Ptr}, false));
   Counters = B.CreateCall(Enter, {Desc}, "gj.counters");
+  // Before the clock reads: the hooks' own cost stays out of the Applies
+  // where it can (docs/instrumentation.md).
+  if (Memory)
+    hookMemory(cast<Instruction>(Counters));
   Value *CallStart = readClock(B);
 
   // A read before every Apply: its start, and the end of the Apply before.
@@ -358,17 +367,86 @@ void FunctionInstrumenter::run() {
   NumApplies += Applies.size();
 }
 
+void FunctionInstrumenter::hookMemory(Instruction *EnterAfter) {
+  Type *Void = Type::getVoidTy(Ctx);
+  FunctionCallee Enter = M.getOrInsertFunction(
+      "gj_memory_enter", FunctionType::get(Ptr, {Ptr}, false));
+  FunctionCallee SetApply = M.getOrInsertFunction(
+      "gj_memory_apply", FunctionType::get(Void, {Ptr, I32}, false));
+  FunctionCallee Exit = M.getOrInsertFunction(
+      "gj_memory_exit", FunctionType::get(Void, {Ptr}, false));
+  IRBuilder<> B(EnterAfter->getNextNode());
+  Value *State = B.CreateCall(Enter, {Desc}, "gj.memory");
+  for (const MarkedApply &A : Applies) {
+    IRBuilder<> Before(A.Call);
+    Before.CreateCall(SetApply, {State, ConstantInt::get(I32, A.Id)});
+    IRBuilder<> After(A.Call->getNextNode());
+    After.CreateCall(SetApply, {State, ConstantInt::get(I32, -1, true)});
+  }
+  for (BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      IRBuilder<>(Ret).CreateCall(Exit, {State});
+}
+
+/// The C allocator's functions and the hooks that replace them.
+struct AllocatorHook {
+  const char *Function, *Hook;
+  FunctionType *Type;
+};
+
+SmallVector<AllocatorHook, 5> allocatorHooks(LLVMContext &Ctx) {
+  Type *I64 = Type::getInt64Ty(Ctx);
+  Type *Ptr = PointerType::getUnqual(Ctx);
+  return {{"malloc", "gj_memory_malloc", FunctionType::get(Ptr, {I64}, false)},
+          {"calloc", "gj_memory_calloc",
+           FunctionType::get(Ptr, {I64, I64}, false)},
+          {"realloc", "gj_memory_realloc",
+           FunctionType::get(Ptr, {Ptr, I64}, false)},
+          {"aligned_alloc", "gj_memory_aligned_alloc",
+           FunctionType::get(Ptr, {I64, I64}, false)},
+          {"free", "gj_memory_free",
+           FunctionType::get(Type::getVoidTy(Ctx), {Ptr}, false)}};
+}
+
+/// Routes every direct call of the C allocator in M (with the C types) to
+/// its hook; returns how many.
+unsigned hookAllocatorCalls(Module &M) {
+  unsigned Hooked = 0;
+  for (const AllocatorHook &H : allocatorHooks(M.getContext())) {
+    Function *Original = M.getFunction(H.Function);
+    if (!Original || Original->getFunctionType() != H.Type)
+      continue;
+    FunctionCallee Hook = M.getOrInsertFunction(H.Hook, H.Type);
+    for (User *U : make_early_inc_range(Original->users())) {
+      auto *CB = dyn_cast<CallBase>(U);
+      if (!CB || CB->getCalledOperand() != Original ||
+          CB->getFunction()->isDeclaration())
+        continue;
+      CB->setCalledFunction(Hook);
+      ++Hooked;
+    }
+  }
+  NumHooked += Hooked;
+  return Hooked;
+}
+
 /// The runtime functions the pass declares, if M already has them, must
 /// have the ABI's types.
 Error checkRuntimeDeclarations(Module &M) {
   LLVMContext &Ctx = M.getContext();
+  Type *I32 = Type::getInt32Ty(Ctx);
   Type *I64 = Type::getInt64Ty(Ctx);
   Type *Ptr = PointerType::getUnqual(Ctx);
-  std::pair<const char *, FunctionType *> Expected[] = {
+  Type *Void = Type::getVoidTy(Ctx);
+  SmallVector<std::pair<const char *, FunctionType *>, 12> Expected = {
       {"gj_profile_enter", FunctionType::get(Ptr, {Ptr}, false)},
-      {"gj_profile_exit",
-       FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, I64}, false)},
-      {"gj_profile_now", FunctionType::get(I64, false)}};
+      {"gj_profile_exit", FunctionType::get(Void, {Ptr, Ptr, I64}, false)},
+      {"gj_profile_now", FunctionType::get(I64, false)},
+      {"gj_memory_enter", FunctionType::get(Ptr, {Ptr}, false)},
+      {"gj_memory_apply", FunctionType::get(Void, {Ptr, I32}, false)},
+      {"gj_memory_exit", FunctionType::get(Void, {Ptr}, false)}};
+  for (const AllocatorHook &H : allocatorHooks(Ctx))
+    Expected.push_back({H.Hook, H.Type});
   for (auto &[Name, Ty] : Expected) {
     GlobalValue *GV = M.getNamedValue(Name);
     if (!GV)
@@ -419,10 +497,12 @@ graphjit::instrumentApplies(Module &M, const InstrumentAppliesOptions &Opts) {
     if (Error E = checkRuntimeDeclarations(M))
       return E;
   for (auto &[F, Applies] : Work) {
-    FunctionInstrumenter(*F, Applies, Opts.Clock).run();
+    FunctionInstrumenter(*F, Applies, Opts).run();
     ++Result.Functions;
     Result.Applies += Applies.size();
   }
+  if (Opts.Memory && !Work.empty())
+    Result.HookedAllocations = hookAllocatorCalls(M);
   return Result;
 }
 
@@ -442,7 +522,8 @@ PreservedAnalyses InstrumentAppliesPass::run(Module &M,
 void InstrumentAppliesPass::printPipeline(
     raw_ostream &OS, function_ref<StringRef(StringRef)> MapClassName2PassName) {
   OS << PassName
-     << "<clock=" << (Opts.Clock == CounterClock::Tsc ? "tsc" : "call") << ">";
+     << "<clock=" << (Opts.Clock == CounterClock::Tsc ? "tsc" : "call")
+     << (Opts.Memory ? ";memory" : "") << ">";
 }
 
 Expected<InstrumentAppliesOptions>
@@ -455,11 +536,13 @@ InstrumentAppliesPass::parseParams(StringRef Params) {
       Opts.Clock = CounterClock::Tsc;
     else if (Param == "clock=call")
       Opts.Clock = CounterClock::Call;
+    else if (Param == "memory")
+      Opts.Memory = true;
     else
       return createStringError(inconvertibleErrorCode(),
                                Twine("invalid ") + PassName + " parameter '" +
                                    Param +
-                                   "' (expected clock=tsc or clock=call)");
+                                   "' (expected clock=tsc, clock=call or memory)");
   }
   return Opts;
 }

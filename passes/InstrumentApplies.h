@@ -9,9 +9,10 @@
 // a call to gj_profile_exit with the whole call's ticks before every return.
 // Consecutive Applies share one read: the read before an Apply ends the
 // previous one, so code between two Applies (the driver's error test,
-// gj_release) is charged to the earlier. It runs before inlining, so the
-// reads bracket each Apply's code wherever optimization moves it. Malformed
-// markings are reported and leave the module unchanged.
+// gj_release) is charged to the earlier. With the `memory` option it also
+// hooks allocations (InstrumentAppliesOptions::Memory). It runs before
+// inlining, so the reads bracket each Apply's code wherever optimization
+// moves it. Malformed markings are reported and leave the module unchanged.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
@@ -37,6 +38,11 @@ enum class CounterClock : unsigned {
 
 struct InstrumentAppliesOptions {
   CounterClock Clock = CounterClock::Tsc;
+  /// Also hook allocations (profile_memory): gj_memory_enter/exit around
+  /// the call, gj_memory_apply around each Apply, and the module's calls
+  /// of malloc, calloc, realloc, aligned_alloc and free routed to the
+  /// gj_memory_* hooks.
+  bool Memory = false;
 };
 
 /// The name of the descriptor the pass emits for function Function.
@@ -48,6 +54,8 @@ inline std::string profileDescriptorName(llvm::StringRef Function) {
 struct InstrumentAppliesResult {
   unsigned Functions = 0; ///< Functions instrumented.
   unsigned Applies = 0;   ///< Marked calls instrumented.
+  /// Calls of the C allocator routed to the memory hooks (Memory only).
+  unsigned HookedAllocations = 0;
   /// Functions skipped because their descriptor already exists (the module
   /// was instrumented before), one message each.
   std::vector<std::string> Warnings;
@@ -75,7 +83,7 @@ public:
   static bool isRequired() { return true; }
 
   /// Parses the parameters of `graphjit-instrument<...>`: `clock=tsc` (the
-  /// default) or `clock=call`, separated by ';'.
+  /// default) or `clock=call`, and `memory`, separated by ';'.
   static llvm::Expected<InstrumentAppliesOptions>
   parseParams(llvm::StringRef Params);
 

@@ -56,18 +56,9 @@ int32_t CallFrame::runNode(int32_t Id, int Step) {
     return fail(std::move(E));
   for (const Variable *Out : N.outputs())
     syncSlot(Out->id());
-  if (Profiler && Profiler->wantsTensors())
-    recordTensors(N);
+  if (Profiler)
+    Profiler->nodeRan(N, Values);
   return 0;
-}
-
-void CallFrame::recordTensors(const Apply &N) {
-  llvm::SmallVector<NDArray, 4> In, Out;
-  for (const Variable *V : N.inputs())
-    In.push_back(Values[V->id()]);
-  for (const Variable *V : N.outputs())
-    Out.push_back(Values[V->id()]);
-  Profiler->recordTensors(N, In, Out);
 }
 
 int32_t CallFrame::compute(int32_t Id) {

@@ -49,8 +49,7 @@ public:
 
   /// The error of a failed call, in the linkers' common wording.
   std::string Error;
-  /// Set while the function is profiled: Applies record the tensors they
-  /// see when it asks.
+  /// Set while the function is profiled: Applies report what they made.
   FunctionProfiler *Profiler = nullptr;
 
 private:
@@ -61,7 +60,6 @@ private:
   NodeRunner &Runner;
   const ExecContext *Ctx = nullptr;
   int32_t fail(llvm::Error E);
-  void recordTensors(const Apply &N);
 };
 
 } // namespace graphjit

@@ -14,14 +14,21 @@
  * Apply's clock ticks and one call into the calling thread's counters, and
  * call gj_profile_exit before every return; docs/instrumentation.md.
  *
+ * Memory (version 3): with its `memory` option the pass also brackets each
+ * call with gj_memory_enter/gj_memory_exit, tells the runtime which Apply
+ * runs (gj_memory_apply), and routes the module's malloc, calloc, realloc,
+ * aligned_alloc and free through the gj_memory_* hooks, so that every
+ * buffer made or freed during the call is counted against its Apply.
+ *
  * Versioned: a change to these declarations bumps GRAPHJIT_RUNTIME_ABI_VERSION.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHJIT_RUNTIME_ABI_H
 #define GRAPHJIT_RUNTIME_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define GRAPHJIT_RUNTIME_ABI_VERSION 2
+#define GRAPHJIT_RUNTIME_ABI_VERSION 3
 /* The largest rank a lowered Apply handles; larger ones take the Py path. */
 #define GJ_MAX_RANK 8
 
@@ -83,7 +90,7 @@ typedef struct gj_profile_apply {
 /* What the pass emits for each instrumented function F, as the constant
  * `F.gj_profile` with external linkage. */
 typedef struct gj_profile_desc {
-  uint32_t abi_version;  /* GRAPHJIT_RUNTIME_ABI_VERSION (2) */
+  uint32_t abi_version;  /* GRAPHJIT_RUNTIME_ABI_VERSION */
   uint32_t num_counters; /* max Apply id + 1 */
   const char *function;  /* the instrumented LLVM function */
   uint32_t num_applies;  /* the marked Applies, by increasing id */
@@ -100,6 +107,28 @@ void gj_profile_exit(const gj_profile_desc *desc, gj_apply_counter *counters,
                      uint64_t driver_ticks);
 /* The fallback clock (GJ_PROFILE_CLOCK_CALL): CLOCK_MONOTONIC_RAW in ns. */
 uint64_t gj_profile_now(void);
+
+/*--- Memory (ABI version 3) ----------------------------------------------*/
+
+/* The memory record of one call in progress on the calling thread. */
+typedef struct gj_memory_state gj_memory_state;
+
+/* Starts recording the memory of one call of desc's function on this
+ * thread: every buffer the runtime's allocator (or a gj_memory_* hook)
+ * hands out until gj_memory_exit is counted, and the call's peak kept. */
+gj_memory_state *gj_memory_enter(const gj_profile_desc *desc);
+/* Ends the call's record: folds its peak and per-Apply bytes into the
+ * function's. */
+void gj_memory_exit(gj_memory_state *state);
+/* From now on allocations are Apply `apply`'s (-1: the driver's own). */
+void gj_memory_apply(gj_memory_state *state, int32_t apply);
+/* The C allocator, counted against the running Apply while a call on this
+ * thread is recorded (and plain malloc & co. otherwise). */
+void *gj_memory_malloc(size_t bytes);
+void *gj_memory_calloc(size_t count, size_t bytes);
+void *gj_memory_realloc(void *p, size_t bytes);
+void *gj_memory_aligned_alloc(size_t alignment, size_t bytes);
+void gj_memory_free(void *p);
 
 #ifdef __cplusplus
 }

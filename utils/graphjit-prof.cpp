@@ -59,6 +59,16 @@ static cl::opt<double> BandwidthGBs(
 static cl::opt<bool> NoTips("no-tips", cl::desc("Leave the tips out"),
                             cl::sub(SummaryCmd), cl::sub(MergeCmd),
                             cl::cat(ProfCategory));
+static cl::opt<bool> NoMemory("no-memory",
+                              cl::desc("Leave the Memory Profile out"),
+                              cl::sub(SummaryCmd), cl::sub(MergeCmd),
+                              cl::cat(ProfCategory));
+static cl::opt<uint64_t> MinMemorySize(
+    "min-memory-size",
+    cl::desc("Memory Profile rows of Applies whose outputs take fewer bytes "
+             "are only counted (profiling__min_memory_size)"),
+    cl::init(1024), cl::sub(SummaryCmd), cl::sub(MergeCmd),
+    cl::cat(ProfCategory));
 
 static int fail(Error E) {
   WithColor::error(errs(), "graphjit-prof") << toString(std::move(E)) << "\n";
@@ -76,6 +86,8 @@ static SummaryOptions summaryOptions() {
   Opts.NOps = NOps;
   Opts.BandwidthGBs = BandwidthGBs;
   Opts.Tips = !NoTips;
+  Opts.Memory = !NoMemory;
+  Opts.MinMemorySize = MinMemorySize;
   return Opts;
 }
 
@@ -138,7 +150,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "graphjit-prof: reports from graphjit profiles (JSON)\n\n"
-      "  graphjit-prof summary A.json [-n-apply=N] [-n-ops=N]\n"
+      "  graphjit-prof summary A.json [-n-apply=N] [-n-ops=N] "
+      "[-min-memory-size=BYTES]\n"
       "  graphjit-prof merge A.json B.json ... [-o OUT.json]\n"
       "  graphjit-prof diff A.json B.json\n");
   if (SummaryCmd)

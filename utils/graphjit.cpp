@@ -89,6 +89,16 @@ static cl::opt<bool> ProfileOpt(
     cl::desc("Profile the function and print Theano's report after the "
              "calls"),
     cl::cat(ProfileCategory));
+static cl::opt<bool> ProfileMemory(
+    "profile-memory",
+    cl::desc("Profile (as -profile) with the Memory Profile section: "
+             "measured and simulated peaks, per-Apply bytes"),
+    cl::cat(ProfileCategory));
+static cl::opt<unsigned> MinMemorySize(
+    "profiling__min_memory_size",
+    cl::desc("Memory Profile rows under this many bytes are only counted "
+             "(default 1024)"),
+    cl::cat(ProfileCategory));
 static cl::opt<std::string> ProfileJSON(
     "profile-json",
     cl::desc("Also write the raw profile as JSON (docs/profile-json.md)"),
@@ -290,7 +300,7 @@ static Error writeOutputs(const FunctionGraph &F,
 // Prints the report where the flags say and writes the JSON if asked.
 static Error reportProfile(const ProfileStats &Stats, const Flags &PF) {
   outs().flush(); // The report writes to the file descriptor itself.
-  if (ProfileOpt)
+  if (ProfileOpt || ProfileMemory)
     if (Error E = Stats.report(PF))
       return E;
   if (ProfileJSON.empty())
@@ -371,8 +381,16 @@ static int run() {
     PF.ProfilingDebugprint = ProfileDebugPrint;
   if (IgnoreFirstCall.getNumOccurrences())
     PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
+  if (MinMemorySize.getNumOccurrences())
+    PF.ProfilingMinMemorySize = MinMemorySize;
+  if (AllowGC.getNumOccurrences())
+    PF.AllowGC = AllowGC;
+  if (ProfileMemory)
+    PF.ProfileMemory = true;
+  Opts.ProfileMemory = PF.ProfileMemory;
+  Opts.AllowGC = PF.AllowGC;
   std::shared_ptr<ProfileStats> Stats;
-  if (ProfileOpt || !ProfileJSON.empty()) {
+  if (ProfileOpt || ProfileMemory || !ProfileJSON.empty()) {
     Stats = std::make_shared<ProfileStats>();
     Opts.ProfileInto = Stats;
   }

@@ -20,6 +20,12 @@ struct Flags {
   /// Profile every compiled function; print each profile, then their sum,
   /// at exit.
   bool Profile = false;
+  /// Add the Memory Profile section: measured and simulated peaks (implies
+  /// profile for the functions compiled).
+  bool ProfileMemory = false;
+  /// Free intermediates after their last use. False keeps every value
+  /// until the call ends (Theano's allow_gc).
+  bool AllowGC = true;
   /// Rows of the Apply table, and of the Class and Ops tables.
   unsigned ProfilingNApply = 20;
   unsigned ProfilingNOps = 20;
@@ -30,6 +36,8 @@ struct Flags {
   /// Leave each function's first call out of its profile (compilation
   /// warm-up: first-touch page faults, cold caches).
   bool ProfilingIgnoreFirstCall = false;
+  /// Memory Profile rows whose outputs take fewer bytes are only counted.
+  unsigned ProfilingMinMemorySize = 1024;
 };
 
 /// Parses "NAME=VALUE,NAME=VALUE" over Base. Booleans are True/False (also

@@ -75,6 +75,10 @@ struct CompileOptions {
   /// ProfileStats of the function's own when that is null.
   /// GRAPHJIT_FLAGS=profile=True turns it on for every function.
   bool Profile = false;
+  /// Also measure memory (the Memory Profile section): every buffer a call
+  /// allocates and frees, per Apply, next to the simulated peaks. Implies
+  /// Profile. GRAPHJIT_FLAGS=profile_memory=True turns it on.
+  bool ProfileMemory = false;
   std::shared_ptr<ProfileStats> ProfileInto;
 };
 

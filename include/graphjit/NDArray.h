@@ -39,6 +39,8 @@ private:
   void *Data = nullptr;
   size_t Bytes = 0;
   bool Owned = false;
+  /// Non-zero when an AllocationObserver saw it allocated (profile_memory).
+  uint64_t Tag = 0;
 };
 
 class NDArray {

@@ -39,6 +39,28 @@ struct TensorInfo {
   }
 };
 
+/// One output of an Apply, for the memory profile.
+struct OutputMemory {
+  /// The output's Variable id (the graph's numbering), which other
+  /// Applies' InputVars name.
+  int Var = -1;
+  /// The op's declaration: "created", "view" or "inplace".
+  std::string Kind = "created";
+  /// For views and in-place outputs: the position of the input whose
+  /// memory the output shares.
+  int Input = -1;
+  /// The largest size seen over all calls, and the shape it had then.
+  uint64_t Bytes = 0;
+  std::vector<int64_t> Shape;
+  /// A view or in-place output that was seen in memory of its own: the op
+  /// allocated although it declared otherwise.
+  bool Allocated = false;
+  bool operator==(const OutputMemory &O) const {
+    return Var == O.Var && Kind == O.Kind && Input == O.Input &&
+           Bytes == O.Bytes && Shape == O.Shape && Allocated == O.Allocated;
+  }
+};
+
 /// One Apply's numbers, summed over the calls of its function.
 struct ApplyProfile {
   unsigned Id = 0;  ///< Position in the function's topological order.
@@ -53,6 +75,15 @@ struct ApplyProfile {
   double FlopsPerCall = 0; ///< The op's estimate for the shapes seen.
   double BytesPerCall = 0; ///< Bytes read and written by one call.
   std::vector<TensorInfo> Inputs, Outputs;
+
+  /// Memory (recorded with profile_memory; see FunctionProfile::Memory):
+  /// the Variable ids of the inputs, in order; the outputs; the most bytes
+  /// the runtime's allocator gave this Apply in one call; and the buffers
+  /// it allocated over all calls.
+  std::vector<int> InputVars;
+  std::vector<OutputMemory> OutputMem;
+  uint64_t AllocatedBytes = 0;
+  uint64_t Allocations = 0;
 
   llvm::StringRef type() const { return Compiled ? "C" : "Py"; }
   bool operator==(const ApplyProfile &O) const;
@@ -76,6 +107,26 @@ struct CompileSplit {
   bool operator==(const CompileSplit &O) const;
 };
 
+/// A function's memory: how it was run, and what the allocator measured.
+/// The simulated peaks are computed from the Applies' OutputMem when printed
+/// (simulateMemory), so that a saved profile prints them too.
+struct FunctionMemory {
+  bool Recorded = false; ///< profile_memory was on.
+  bool AllowGC = true;   ///< The function freed intermediates (allow_gc).
+  /// Variables a call never frees: the outputs and the updates' values.
+  std::vector<int> KeptVars;
+  /// The largest number of bytes live at once in one call, counting the
+  /// buffers the call allocated (never the caller's inputs).
+  uint64_t MeasuredPeak = 0;
+  uint64_t Calls = 0;       ///< Calls measured.
+  uint64_t Allocations = 0; ///< Buffers allocated, all calls.
+  bool operator==(const FunctionMemory &O) const {
+    return Recorded == O.Recorded && AllowGC == O.AllowGC &&
+           KeptVars == O.KeptVars && MeasuredPeak == O.MeasuredPeak &&
+           Calls == O.Calls && Allocations == O.Allocations;
+  }
+};
+
 struct FunctionProfile {
   std::string Name; ///< Theano's "Message".
   std::string File; ///< The .graph file, or empty.
@@ -88,6 +139,7 @@ struct FunctionProfile {
   std::string Clock;
   double InstrumentationNsPerApply = 0; ///< Already subtracted.
   std::vector<ApplyProfile> Applies;    ///< In id order.
+  FunctionMemory Memory;
 
   /// Time in thunks: the sum of the Applies' seconds.
   double thunkSeconds() const;
@@ -118,6 +170,36 @@ void recordTensors(ApplyProfile &P, const Apply &A,
                    llvm::ArrayRef<NDArray> Outputs);
 
 //===----------------------------------------------------------------------===//
+// Memory simulation (the Memory Profile section).
+//===----------------------------------------------------------------------===//
+
+/// The peaks of F's Applies run in id order (the schedule), as Theano's
+/// memory profile simulates them: each created output allocates its
+/// largest size, views and in-place outputs share their input's memory
+/// (unless seen Allocated), and with gc a buffer is freed after the Apply
+/// that last uses any Variable sharing it. Kept variables are never freed.
+struct MemorySimulation {
+  uint64_t NoGC = 0;       ///< Max if no gc (allow_gc=False).
+  uint64_t GC = 0;         ///< Max with gc, in the schedule's order.
+  /// The smallest peak with gc over every valid order (each Apply after
+  /// those that make its inputs, and an in-place output's Apply after the
+  /// other readers of the input it overwrites), when MinPeakExact.
+  uint64_t MinPeak = 0;
+  bool MinPeakExact = false;
+  /// Why the minimum was not computed ("78 Apply nodes; the exact search
+  /// is limited to 64", "the exact search stopped after 1048576 states"),
+  /// when it was not.
+  std::string MinPeakSkipped;
+  double MinPeakSeconds = 0; ///< Time the search took.
+};
+
+/// Simulates F's Applies. MaxSearchStates bounds the exact minimum's
+/// search (it is skipped beyond; see MemorySimulation::MinPeakSkipped); 0
+/// skips the search. A function whose memory was not recorded gives zeros.
+MemorySimulation simulateMemory(const FunctionProfile &F,
+                                uint64_t MaxSearchStates = 1u << 20);
+
+//===----------------------------------------------------------------------===//
 // The report.
 //===----------------------------------------------------------------------===//
 
@@ -130,19 +212,26 @@ struct SummaryOptions {
   bool Tips = true;
   /// Print the input/output lines under each Apply row.
   bool TensorLines = true;
+  /// The Memory Profile section (for functions whose memory was
+  /// recorded); rows whose outputs take fewer bytes are only counted, as
+  /// Theano's profiling__min_memory_size.
+  bool Memory = true;
+  uint64_t MinMemorySize = 1024;
 };
 
 /// Prints each function's profile, then, with several functions, the sum of
 /// all of them, as Theano's summary() does.
 void printSummary(llvm::raw_ostream &OS, const Profile &P,
                   const SummaryOptions &Opts = {});
-/// One function's profile: global, Class, Ops, Apply and tips sections.
+/// One function's profile: global, Class, Ops, Apply, Memory and tips
+/// sections.
 void printFunctionSummary(llvm::raw_ostream &OS, const FunctionProfile &F,
                           const SummaryOptions &Opts = {},
                           llvm::StringRef Machine = "");
 
 /// The "Sum of all(N) printed profiles at exit" function: totals of every
-/// function, Applies kept per function and named "FUNCTION: APPLY".
+/// function, Applies kept per function and named "FUNCTION: APPLY". Its
+/// memory is not recorded: the functions' variables and peaks do not add.
 FunctionProfile sumOfFunctions(const Profile &P);
 
 /// The tips for F, one sentence each (empty: nothing stands out).
@@ -153,7 +242,10 @@ std::vector<std::string> computeTips(const FunctionProfile &F,
 // JSON (docs/profile-json.md).
 //===----------------------------------------------------------------------===//
 
-constexpr int ProfileJSONVersion = 1;
+/// The version written; readers take every version from 1 (version 1 has
+/// no memory: Memory.Recorded is false).
+constexpr int ProfileJSONVersion = 2;
+constexpr int OldestProfileJSONVersion = 1;
 
 void writeProfileJSON(llvm::raw_ostream &OS, const Profile &P);
 /// Errors name the file and the JSON path:
@@ -171,7 +263,8 @@ llvm::Expected<Profile> readProfileJSONFile(llvm::StringRef Path);
 /// added; a function in only some runs is kept as it is. Matched functions
 /// must have the same Applies (same ids, names and ops) and linker, or the
 /// result is an error naming the runs (Names, parallel to Profiles, may be
-/// empty) and what differs.
+/// empty) and what differs. Memory is kept only where every run of a
+/// function recorded it (docs/profile-json.md, "Merging").
 llvm::Expected<Profile> mergeProfiles(llvm::ArrayRef<Profile> Profiles,
                                       llvm::ArrayRef<std::string> Names = {});
 
@@ -186,6 +279,25 @@ struct DiffRow {
   double difference() const { return SecondsB - SecondsA; }
 };
 
+/// A function's memory in A and in B (recorded in both): the measured
+/// peaks and the simulated ones (simulateMemory).
+struct MemoryDiffRow {
+  std::string Function;
+  uint64_t MeasuredA = 0, MeasuredB = 0;
+  uint64_t NoGCA = 0, NoGCB = 0; ///< Max if no gc.
+  uint64_t GCA = 0, GCB = 0;     ///< Max with gc, in the schedule's order.
+  int64_t difference() const { return int64_t(MeasuredB) - int64_t(MeasuredA); }
+};
+
+/// An Apply's output bytes (the sum over its outputs, views included, as
+/// the Memory Profile's rows) in A and B, matched as DiffRow's Applies.
+struct ApplyMemoryDiffRow {
+  std::string Function, Key, Loc;
+  DiffRow::Status State = DiffRow::Same;
+  uint64_t BytesA = 0, BytesB = 0;
+  int64_t difference() const { return int64_t(BytesB) - int64_t(BytesA); }
+};
+
 struct ProfileDiff {
   double ThunkSecondsA = 0, ThunkSecondsB = 0;
   double CallSecondsA = 0, CallSecondsB = 0;
@@ -193,6 +305,10 @@ struct ProfileDiff {
   std::vector<std::string> FunctionsAdded, FunctionsRemoved;
   /// Each sorted by |difference|, largest first.
   std::vector<DiffRow> Classes, Ops, Applies;
+  /// Functions with memory recorded in A and B, in A's order; and their
+  /// Applies, sorted by |difference| of output bytes, largest first.
+  std::vector<MemoryDiffRow> Memory;
+  std::vector<ApplyMemoryDiffRow> MemoryApplies;
 };
 
 /// A against B. Functions are matched by name; Applies by (function, Apply

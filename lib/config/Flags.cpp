@@ -22,6 +22,9 @@ struct FlagInfo {
 
 static const FlagInfo Known[] = {
     {"profile", Kind::Bool, [](Flags &F) -> void * { return &F.Profile; }},
+    {"profile_memory", Kind::Bool,
+     [](Flags &F) -> void * { return &F.ProfileMemory; }},
+    {"allow_gc", Kind::Bool, [](Flags &F) -> void * { return &F.AllowGC; }},
     {"profiling__n_apply", Kind::Unsigned,
      [](Flags &F) -> void * { return &F.ProfilingNApply; }},
     {"profiling__n_ops", Kind::Unsigned,
@@ -32,6 +35,8 @@ static const FlagInfo Known[] = {
      [](Flags &F) -> void * { return &F.ProfilingDebugprint; }},
     {"profiling__ignore_first_call", Kind::Bool,
      [](Flags &F) -> void * { return &F.ProfilingIgnoreFirstCall; }},
+    {"profiling__min_memory_size", Kind::Unsigned,
+     [](Flags &F) -> void * { return &F.ProfilingMinMemorySize; }},
 };
 
 std::string graphjit::knownFlagNames() {

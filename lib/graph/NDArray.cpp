@@ -1,6 +1,7 @@
 //===- NDArray.cpp - Strided n-dimensional arrays ------------------------===//
 
 #include "graphjit/NDArray.h"
+#include "AllocationObserver.h"
 #include "BufferCache.h"
 #include "graphjit/Op.h"
 #include "llvm/Support/Format.h"
@@ -14,15 +15,25 @@ using namespace graphjit;
 using llvm::Error;
 using llvm::Expected;
 
+thread_local AllocationObserver *graphjit::ThreadAllocationObserver = nullptr;
+
+AllocationObserver::~AllocationObserver() = default;
+
 Buffer::Buffer(size_t Bytes, InitKind Init) : Bytes(Bytes), Owned(true) {
   Data = allocateBufferMemory(Bytes);
   if (Init == Zeroed)
     std::memset(Data, 0, bufferCapacity(Bytes));
+  if (AllocationObserver *O = ThreadAllocationObserver)
+    Tag = O->allocated(Bytes);
 }
 
 Buffer::~Buffer() {
-  if (Owned)
-    freeBufferMemory(Data, Bytes);
+  if (!Owned)
+    return;
+  if (Tag)
+    if (AllocationObserver *O = ThreadAllocationObserver)
+      O->freed(Bytes, Tag);
+  freeBufferMemory(Data, Bytes);
 }
 
 namespace {

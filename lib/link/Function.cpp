@@ -11,6 +11,7 @@
 #include "lower/ModuleLowering.h"
 #include "lower/ThunkEmitter.h"
 #include "runtime/CallFrame.h"
+#include "runtime/MemoryRuntime.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -81,6 +82,8 @@ Error Function::startProfiling(const CompiledCode *Code) {
                                                 F->ProfilingIgnoreFirstCall);
   if (Code)
     Profiler->setCompiled(Code->Profile, Jit->IsCompiled);
+  if (Opts.ProfileMemory)
+    Profiler->setMemory(Graph, Opts.AllowGC);
   Profiler->setCompileTimes(Times);
   std::string Tree;
   if (F->ProfilingDebugprint) {
@@ -97,7 +100,7 @@ bool Function::isCompiled(unsigned ApplyId) const {
 }
 
 static bool isProfiled(const CompileOptions &O) {
-  return O.Profile || O.ProfileInto;
+  return O.Profile || O.ProfileMemory || O.ProfileInto;
 }
 
 Error Function::jitCompile() {
@@ -139,7 +142,7 @@ Error Function::jitCompile() {
   Expected<CompiledCode> C =
       Engine->compile(std::move(LM->Module), std::move(LM->Context),
                       DriverName, Opts.OptLevel, Opts.Emit, Times,
-                      isProfiled(Opts));
+                      isProfiled(Opts), Opts.ProfileMemory);
   if (!C)
     return C.takeError();
   Code->Code = *C;
@@ -158,7 +161,9 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
   Expected<const Flags &> Fl = processFlags();
   if (!Fl)
     return Fl.takeError();
-  if (Fl->Profile && !O.ProfileInto && !O.Profile)
+  O.ProfileMemory |= Fl->ProfileMemory;
+  O.AllowGC &= Fl->AllowGC;
+  if ((Fl->Profile || Fl->ProfileMemory) && !O.ProfileInto && !O.Profile)
     O.ProfileInto = processProfileStats();
   std::unique_ptr<Function> Fn(new Function(F, O));
   if (O.Linker != LinkerKind::Py)
@@ -224,17 +229,6 @@ Function::bindInputs(llvm::ArrayRef<NDArray> Inputs,
   return Dims;
 }
 
-// The py linker's counterpart of CallFrame::recordTensors.
-static void recordPyTensors(FunctionProfiler &P, const Apply &N,
-                            const std::vector<NDArray> &Values) {
-  llvm::SmallVector<NDArray, 4> In, Out;
-  for (const Variable *V : N.inputs())
-    In.push_back(Values[V->id()]);
-  for (const Variable *V : N.outputs())
-    Out.push_back(Values[V->id()]);
-  P.recordTensors(N, In, Out);
-}
-
 Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
   if (Jit) {
     CallFrame &Frame = *S.Frame;
@@ -244,21 +238,32 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
       return llvm::createStringError(Frame.Error);
     return Error::success();
   }
-  // The interpreter's loop is its driver.
+  // The interpreter's loop is its driver, and does what the instrumented
+  // driver's hooks do.
   uint64_t LoopStart = Profiler ? Profiler->now() : 0;
+  gj_memory_state *Memory =
+      Profiler && Profiler->recordsMemory()
+          ? MemoryRuntime::enter(Profiler->memoryKey(), Sched.Order.size())
+          : nullptr;
   auto EndLoop = llvm::make_scope_exit([&] {
+    if (Memory)
+      gj_memory_exit(Memory);
     if (Profiler)
       Profiler->driverRan(Profiler->now() - LoopStart);
   });
   for (unsigned Pos = 0; Pos < Sched.Order.size(); ++Pos) {
     const Apply &N = *Sched.Order[Pos];
     uint64_t Start = Profiler ? Profiler->now() : 0;
-    if (Error E = S.Runner.run(N, NodeStep::Perform, S.Values, Ctx))
+    if (Memory)
+      gj_memory_apply(Memory, N.id());
+    Error E = S.Runner.run(N, NodeStep::Perform, S.Values, Ctx);
+    if (Memory)
+      gj_memory_apply(Memory, -1);
+    if (E)
       return E;
     if (Profiler) {
       Profiler->applyRan(N.id(), Profiler->now() - Start);
-      if (Profiler->wantsTensors())
-        recordPyTensors(*Profiler, N, S.Values);
+      Profiler->nodeRan(N, S.Values);
     }
     if (Opts.AllowGC)
       for (unsigned Id : Plan->ReleaseAfter[Pos])

@@ -2,6 +2,7 @@
 
 #include "FunctionProfiler.h"
 #include "runtime/Clock.h"
+#include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
 #include <algorithm>
 
@@ -19,6 +20,78 @@ FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
   if (Linker == LinkerKind::Py)
     for (ApplyProfile &A : Base.Applies)
       A.Compiled = false;
+}
+
+FunctionProfiler::~FunctionProfiler() {
+  if (recordsMemory() && !Desc)
+    MemoryRuntime::forget(this); // The JIT forgets its descriptor itself.
+}
+
+static const char *aliasKindName(OutputAlias::Kind K) {
+  switch (K) {
+  case OutputAlias::Created: return "created";
+  case OutputAlias::View: return "view";
+  case OutputAlias::Inplace: return "inplace";
+  }
+  return "created";
+}
+
+void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
+  FunctionMemory &M = Base.Memory;
+  M.Recorded = true;
+  M.AllowGC = AllowGC;
+  for (const Variable *V : F.outputs())
+    M.KeptVars.push_back(V->id());
+  for (const Update &U : F.updates())
+    M.KeptVars.push_back(U.Value->id());
+  for (const Apply *A : F.applies()) {
+    ApplyProfile &P = Base.Applies[A->id()];
+    for (const Variable *In : A->inputs())
+      P.InputVars.push_back(In->id());
+    for (unsigned I = 0; I < A->outputs().size(); ++I) {
+      OutputAlias Alias = A->op().outputAlias(I);
+      OutputMemory O;
+      O.Var = A->output(I)->id();
+      O.Kind = aliasKindName(Alias.K);
+      O.Input = Alias.Input;
+      P.OutputMem.push_back(std::move(O));
+    }
+  }
+}
+
+void FunctionProfiler::recordOutputSizes(const Apply &A,
+                                         const std::vector<NDArray> &Values) {
+  std::lock_guard<std::mutex> Guard(TensorLock);
+  ApplyProfile &P = Base.Applies[A.id()];
+  for (unsigned I = 0; I < P.OutputMem.size(); ++I) {
+    OutputMemory &O = P.OutputMem[I];
+    const NDArray &Out = Values[O.Var];
+    if (Out.isNull())
+      continue;
+    // The largest over all calls, with its shape (first seen: any size).
+    bool FirstSeen = O.Bytes == 0 && O.Shape.empty();
+    if (FirstSeen || Out.numBytes() > O.Bytes) {
+      O.Bytes = Out.numBytes();
+      O.Shape.assign(Out.shape().begin(), Out.shape().end());
+    }
+    // A declared view or in-place output must share its input's buffer.
+    if (O.Kind != "created" && O.Input >= 0 &&
+        unsigned(O.Input) < A.inputs().size() &&
+        !Out.sharesBufferWith(Values[A.inputs()[O.Input]->id()]))
+      O.Allocated = true;
+  }
+}
+
+void FunctionProfiler::addMeasuredMemory(FunctionProfile &P) const {
+  MemoryTotals T = MemoryRuntime::totals(memoryKey());
+  P.Memory.MeasuredPeak = T.Peak;
+  P.Memory.Calls = T.Calls;
+  P.Memory.Allocations = T.Allocations;
+  for (ApplyProfile &A : P.Applies)
+    if (A.Id < T.ApplyBytes.size()) {
+      A.AllocatedBytes = T.ApplyBytes[A.Id];
+      A.Allocations = T.ApplyAllocations[A.Id];
+    }
 }
 
 void FunctionProfiler::setCompiled(const gj_profile_desc *D,
@@ -52,10 +125,14 @@ void FunctionProfiler::callEnded(uint64_t Start) {
 }
 
 void FunctionProfiler::recordTensors(const Apply &A,
-                                     llvm::ArrayRef<NDArray> Inputs,
-                                     llvm::ArrayRef<NDArray> Outputs) {
+                                     const std::vector<NDArray> &Values) {
+  llvm::SmallVector<NDArray, 4> In, Out;
+  for (const Variable *V : A.inputs())
+    In.push_back(Values[V->id()]);
+  for (const Variable *V : A.outputs())
+    Out.push_back(Values[V->id()]);
   std::lock_guard<std::mutex> Guard(TensorLock);
-  graphjit::recordTensors(Base.Applies[A.id()], A, Inputs, Outputs);
+  graphjit::recordTensors(Base.Applies[A.id()], A, In, Out);
 }
 
 FunctionProfile FunctionProfiler::snapshot() const {
@@ -102,5 +179,7 @@ FunctionProfile FunctionProfiler::snapshot() const {
     A.Calls = C.calls;
     A.Seconds = std::max(0.0, Seconds(C.ticks) - Overhead * double(C.calls));
   }
+  if (P.Memory.Recorded)
+    addMeasuredMemory(P);
   return P;
 }

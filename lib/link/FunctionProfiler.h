@@ -3,7 +3,9 @@
 // What a profiled Function keeps besides the instrumented code's counters
 // (runtime/ProfileRuntime.h): the time of whole calls, the interpreter's
 // per-Apply ticks (the py linker has no instrumented code), and the tensors
-// each Apply saw, recorded on one call only. snapshot() turns it all into
+// each Apply saw, recorded on one call only. With profile_memory it also
+// keeps the largest size of every output over all calls and reads the
+// measured memory (runtime/MemoryRuntime.h). snapshot() turns it all into
 // a FunctionProfile in seconds, the instrumentation's cost subtracted.
 // Thread-safe: calls may run concurrently.
 //
@@ -29,6 +31,15 @@ public:
   /// The JIT's instrumented driver and which Applies run JIT code.
   void setCompiled(const gj_profile_desc *Desc, const std::vector<bool> &C);
   void setCompileTimes(const CompileTimes &T) { Times = T; }
+  /// Records memory too (profile_memory), for F run with or without gc.
+  void setMemory(const FunctionGraph &F, bool AllowGC);
+  bool recordsMemory() const { return Base.Memory.Recorded; }
+  /// The key the function's calls record their memory under
+  /// (MemoryRuntime): the JIT's descriptor, or this profiler for py.
+  const void *memoryKey() const {
+    return Desc ? static_cast<const void *>(Desc) : this;
+  }
+  ~FunctionProfiler();
 
   /// The clock's ticks now (the instrumentation's clock).
   uint64_t now() const { return Tsc ? __rdtsc() : gj_profile_now(); }
@@ -49,12 +60,23 @@ public:
   bool wantsTensors() const {
     return !TensorsRecorded.load(std::memory_order_relaxed);
   }
-  void recordTensors(const Apply &A, llvm::ArrayRef<NDArray> Inputs,
-                     llvm::ArrayRef<NDArray> Outputs);
+  /// Apply A has just made its outputs in Values (by Variable id): records
+  /// the tensors (on the call that wants them) and the outputs' sizes
+  /// (with memory).
+  void nodeRan(const Apply &A, const std::vector<NDArray> &Values) {
+    if (wantsTensors())
+      recordTensors(A, Values);
+    if (recordsMemory())
+      recordOutputSizes(A, Values);
+  }
 
   FunctionProfile snapshot() const;
 
 private:
+  void recordTensors(const Apply &A, const std::vector<NDArray> &Values);
+  void recordOutputSizes(const Apply &A, const std::vector<NDArray> &Values);
+  void addMeasuredMemory(FunctionProfile &P) const;
+
   FunctionProfile Base; ///< Names, ops, locations, C/Py, tensors.
   const gj_profile_desc *Desc = nullptr;
   /// The clock now() reads: the TSC, or gj_profile_now (decided once).

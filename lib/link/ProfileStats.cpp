@@ -51,6 +51,7 @@ llvm::Error ProfileStats::report(const Flags &F) const {
   SummaryOptions Opts;
   Opts.NApply = F.ProfilingNApply;
   Opts.NOps = F.ProfilingNOps;
+  Opts.MinMemorySize = F.ProfilingMinMemorySize;
   auto Print = [&](llvm::raw_ostream &OS) {
     if (F.ProfilingDebugprint)
       for (const std::string &D : debugPrints())

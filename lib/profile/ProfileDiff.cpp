@@ -2,11 +2,13 @@
 //
 // diffProfiles() and printDiff(): Theano's print_diff_summary, per Class,
 // per Op and per Apply, with rows added, removed and changed, sorted by the
-// size of the change. Applies are matched by (function, Apply name), not by
-// id, since ids shift when a graph changes (docs/profiling.md, "Diffs").
+// size of the change, and the memory of functions recorded in both. Applies
+// are matched by (function, Apply name), not by id, since ids shift when a
+// graph changes (docs/profiling.md, "Diffs").
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
+#include "profile/MemoryReport.h"
 #include "profile/ProfileTables.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -14,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace llvm;
 
@@ -29,49 +32,61 @@ struct Side {
   uint64_t Calls = 0;
 };
 
-/// Matches rows with equal keys (the k-th of a key in A with the k-th in
-/// B) and appends the result to Out.
-void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
-               std::vector<DiffRow> &Out) {
-  StringMap<std::vector<size_t>> InB;
+/// Pairs the rows of A and B with equal keys, the k-th of a key in A with
+/// the k-th in B: (index in A, index in B), -1 for a row of one side only.
+/// A's rows come first, in order, then B's unmatched ones.
+template <typename Row>
+std::vector<std::pair<int, int>> matchKeys(ArrayRef<Row> A, ArrayRef<Row> B) {
+  StringMap<std::vector<int>> InB;
   for (size_t I = 0; I < B.size(); ++I)
-    InB[B[I].Key].push_back(I);
+    InB[B[I].Key].push_back(int(I));
   StringMap<size_t> Used;
   std::vector<bool> Matched(B.size(), false);
-  for (const Side &L : A) {
-    DiffRow R;
-    R.Function = Function.str();
-    R.Key = L.Key;
-    R.Loc = L.Loc;
-    R.SecondsA = L.Seconds;
-    R.CallsA = L.Calls;
-    R.State = DiffRow::Removed;
-    auto It = InB.find(L.Key);
-    size_t &K = Used[L.Key];
+  std::vector<std::pair<int, int>> Pairs;
+  for (size_t I = 0; I < A.size(); ++I) {
+    auto It = InB.find(A[I].Key);
+    size_t &K = Used[A[I].Key];
+    int J = -1;
     if (It != InB.end() && K < It->second.size()) {
-      const Side &RB = B[It->second[K]];
-      Matched[It->second[K]] = true;
-      ++K;
-      R.SecondsB = RB.Seconds;
-      R.CallsB = RB.Calls;
-      if (!RB.Loc.empty())
-        R.Loc = RB.Loc;
-      R.State = R.SecondsA == R.SecondsB && R.CallsA == R.CallsB
-                    ? DiffRow::Same
-                    : DiffRow::Changed;
+      J = It->second[K++];
+      Matched[J] = true;
     }
-    Out.push_back(std::move(R));
+    Pairs.push_back({int(I), J});
   }
-  for (size_t I = 0; I < B.size(); ++I) {
-    if (Matched[I])
-      continue;
+  for (size_t J = 0; J < B.size(); ++J)
+    if (!Matched[J])
+      Pairs.push_back({-1, int(J)});
+  return Pairs;
+}
+
+DiffRow::Status statusOf(int A, int B, bool Same) {
+  if (A < 0)
+    return DiffRow::Added;
+  if (B < 0)
+    return DiffRow::Removed;
+  return Same ? DiffRow::Same : DiffRow::Changed;
+}
+
+/// Matches rows with equal keys and appends the result to Out.
+void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
+               std::vector<DiffRow> &Out) {
+  for (auto [I, J] : matchKeys(A, B)) {
     DiffRow R;
     R.Function = Function.str();
-    R.Key = B[I].Key;
-    R.Loc = B[I].Loc;
-    R.SecondsB = B[I].Seconds;
-    R.CallsB = B[I].Calls;
-    R.State = DiffRow::Added;
+    const Side &Some = I >= 0 ? A[I] : B[J];
+    R.Key = Some.Key;
+    if (I >= 0) {
+      R.SecondsA = A[I].Seconds;
+      R.CallsA = A[I].Calls;
+      R.Loc = A[I].Loc;
+    }
+    if (J >= 0) {
+      R.SecondsB = B[J].Seconds;
+      R.CallsB = B[J].Calls;
+      if (!B[J].Loc.empty())
+        R.Loc = B[J].Loc;
+    }
+    R.State = statusOf(I, J, R.SecondsA == R.SecondsB && R.CallsA == R.CallsB);
     Out.push_back(std::move(R));
   }
 }
@@ -106,6 +121,39 @@ void sortRows(std::vector<DiffRow> &Rows) {
                    });
 }
 
+/// An Apply's output bytes, before matching.
+struct MemorySide {
+  std::string Key, Loc;
+  uint64_t Bytes = 0;
+};
+
+std::vector<MemorySide> memorySides(const FunctionProfile &F) {
+  std::vector<MemorySide> Rows;
+  for (const ApplyProfile &A : F.Applies)
+    Rows.push_back({A.Name, A.Loc, outputBytes(A)});
+  return Rows;
+}
+
+/// The memory rows of a function recorded in A and B.
+void diffMemory(const FunctionProfile &A, const FunctionProfile &B,
+                ProfileDiff &D) {
+  // The peaks in the schedule's order; the minimum's search is not needed.
+  MemorySimulation SimA = simulateMemory(A, 0), SimB = simulateMemory(B, 0);
+  D.Memory.push_back({A.Name, A.Memory.MeasuredPeak, B.Memory.MeasuredPeak,
+                      SimA.NoGC, SimB.NoGC, SimA.GC, SimB.GC});
+  std::vector<MemorySide> SA = memorySides(A), SB = memorySides(B);
+  for (auto [I, J] : matchKeys<MemorySide>(SA, SB)) {
+    ApplyMemoryDiffRow R;
+    R.Function = A.Name;
+    R.Key = I >= 0 ? SA[I].Key : SB[J].Key;
+    R.Loc = J >= 0 && !SB[J].Loc.empty() ? SB[J].Loc : I >= 0 ? SA[I].Loc : "";
+    R.BytesA = I >= 0 ? SA[I].Bytes : 0;
+    R.BytesB = J >= 0 ? SB[J].Bytes : 0;
+    R.State = statusOf(I, J, R.BytesA == R.BytesB);
+    D.MemoryApplies.push_back(std::move(R));
+  }
+}
+
 /// The functions of P named Name, in order.
 std::vector<const FunctionProfile *> named(const Profile &P, StringRef Name) {
   std::vector<const FunctionProfile *> Out;
@@ -137,9 +185,11 @@ ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
   for (const FunctionProfile &F : A.Functions) {
     std::vector<const FunctionProfile *> InB = named(B, F.Name);
     size_t K = SeenA[F.Name]++;
-    if (K < InB.size())
+    if (K < InB.size()) {
       matchRows(applySides(F), applySides(*InB[K]), F.Name, D.Applies);
-    else {
+      if (F.Memory.Recorded && InB[K]->Memory.Recorded)
+        diffMemory(F, *InB[K], D);
+    } else {
       D.FunctionsRemoved.push_back(F.Name);
       matchRows(applySides(F), {}, F.Name, D.Applies);
     }
@@ -154,6 +204,17 @@ ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
   sortRows(D.Classes);
   sortRows(D.Ops);
   sortRows(D.Applies);
+  std::stable_sort(
+      D.MemoryApplies.begin(), D.MemoryApplies.end(),
+      [](const ApplyMemoryDiffRow &L, const ApplyMemoryDiffRow &R) {
+        uint64_t DL = uint64_t(std::llabs(L.difference()));
+        uint64_t DR = uint64_t(std::llabs(R.difference()));
+        if (DL != DR)
+          return DL > DR;
+        if (L.Function != R.Function)
+          return L.Function < R.Function;
+        return L.Key < R.Key;
+      });
   return D;
 }
 
@@ -203,6 +264,38 @@ static void printDiffTable(raw_ostream &OS, StringRef Title, StringRef Column,
                Rows.size() - Shown, Plural.str().c_str(), Rest);
 }
 
+/// The peaks of each function recorded in both, then the Applies whose
+/// output bytes changed most.
+static void printMemoryDiff(raw_ostream &OS, const ProfileDiff &D, size_t N) {
+  OS << "Memory\n------\n";
+  OS << "<measured peak A> <measured peak B> <difference> <no gc A> <no gc B> "
+        "<gc A> <gc B> <Function>\n";
+  for (const MemoryDiffRow &R : D.Memory)
+    OS << format("  %10lluB  %10lluB  %+11lldB  %10lluB  %10lluB  %10lluB  "
+                 "%10lluB  ",
+                 (unsigned long long)R.MeasuredA,
+                 (unsigned long long)R.MeasuredB, (long long)R.difference(),
+                 (unsigned long long)R.NoGCA, (unsigned long long)R.NoGCB,
+                 (unsigned long long)R.GCA, (unsigned long long)R.GCB)
+       << R.Function << "\n";
+  OS << "<output bytes A> <output bytes B> <difference> <status> <Apply "
+        "name>\n";
+  size_t Shown = std::min(N, D.MemoryApplies.size());
+  for (size_t I = 0; I < Shown; ++I) {
+    const ApplyMemoryDiffRow &R = D.MemoryApplies[I];
+    OS << format("  %10lluB  %10lluB  %+11lldB  %-7s  ",
+                 (unsigned long long)R.BytesA, (unsigned long long)R.BytesB,
+                 (long long)R.difference(), statusName(R.State).str().c_str())
+       << R.Function << ": " << R.Key << "\n";
+  }
+  long long Rest = 0;
+  for (size_t I = Shown; I < D.MemoryApplies.size(); ++I)
+    Rest += D.MemoryApplies[I].difference();
+  OS << format("   ... (remaining %zu Apply instances account for %+lldB of "
+               "the difference)\n\n",
+               D.MemoryApplies.size() - Shown, Rest);
+}
+
 void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
                StringRef NameB, const SummaryOptions &Opts) {
   OS << "Profile difference\n";
@@ -227,6 +320,8 @@ void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
   printDiffTable(OS, "Ops", "Op name", "Ops", D.Ops, Opts.NOps);
   printDiffTable(OS, "Apply", "Apply name", "Apply instances", D.Applies,
                  Opts.NApply);
+  if (!D.Memory.empty())
+    printMemoryDiff(OS, D, Opts.NApply);
 }
 
 } // namespace graphjit

@@ -1,7 +1,8 @@
 //===- profile/ProfileJSON.cpp - Profiles as JSON -------------------------===//
 //
-// The versioned JSON form of a Profile (docs/profile-json.md). The reader
-// checks everything and names the file and the JSON path of the first
+// The versioned JSON form of a Profile (docs/profile-json.md); files of
+// version 1, before the memory profile, are still read. The reader checks
+// everything and names the file and the JSON path of the first
 // problem ("a.json: functions[0].applies[3].calls: expected an integer"),
 // so that a bad file is a message, never a crash or a wrong report.
 //
@@ -27,25 +28,67 @@ namespace {
 /// must not produce unreadable files if it ever does.
 double finite(double D) { return std::isfinite(D) ? D : 0; }
 
+void writeIntegers(json::OStream &J, StringRef Key, ArrayRef<int64_t> Ns) {
+  J.attributeArray(Key, [&] {
+    for (int64_t N : Ns)
+      J.value(N);
+  });
+}
+
+void writeVarIds(json::OStream &J, StringRef Key, ArrayRef<int> Ids) {
+  J.attributeArray(Key, [&] {
+    for (int V : Ids)
+      J.value(int64_t(V));
+  });
+}
+
 void writeTensors(json::OStream &J, StringRef Key,
                   ArrayRef<TensorInfo> Tensors) {
   J.attributeArray(Key, [&] {
     for (const TensorInfo &T : Tensors)
       J.object([&] {
         J.attribute("dtype", T.DType);
-        J.attributeArray("shape", [&] {
-          for (int64_t D : T.Shape)
-            J.value(D);
-        });
-        J.attributeArray("strides", [&] {
-          for (int64_t S : T.Strides)
-            J.value(S);
-        });
+        writeIntegers(J, "shape", T.Shape);
+        writeIntegers(J, "strides", T.Strides);
       });
   });
 }
 
-void writeApply(json::OStream &J, const ApplyProfile &A) {
+/// An Apply's memory fields: all of them when its function recorded
+/// memory, else only those that hold something (none, in practice).
+void writeApplyMemory(json::OStream &J, const ApplyProfile &A, bool All) {
+  if (All || !A.InputVars.empty())
+    writeVarIds(J, "input_vars", A.InputVars);
+  if (All || !A.OutputMem.empty())
+    J.attributeArray("outputs_memory", [&] {
+      for (const OutputMemory &O : A.OutputMem)
+        J.object([&] {
+          J.attribute("var", int64_t(O.Var));
+          J.attribute("kind", O.Kind);
+          J.attribute("input", int64_t(O.Input));
+          J.attribute("bytes", O.Bytes);
+          writeIntegers(J, "shape", O.Shape);
+          J.attribute("allocated", O.Allocated);
+        });
+    });
+  if (All || A.AllocatedBytes)
+    J.attribute("allocated_bytes", A.AllocatedBytes);
+  if (All || A.Allocations)
+    J.attribute("allocations", A.Allocations);
+}
+
+void writeMemory(json::OStream &J, const FunctionMemory &M) {
+  J.attributeObject("memory", [&] {
+    J.attribute("recorded", M.Recorded);
+    J.attribute("allow_gc", M.AllowGC);
+    writeVarIds(J, "kept_vars", M.KeptVars);
+    J.attribute("measured_peak", M.MeasuredPeak);
+    J.attribute("calls", M.Calls);
+    J.attribute("allocations", M.Allocations);
+  });
+}
+
+void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
   J.object([&] {
     J.attribute("id", int64_t(A.Id));
     J.attribute("name", A.Name);
@@ -59,6 +102,7 @@ void writeApply(json::OStream &J, const ApplyProfile &A) {
     J.attribute("bytes_per_call", finite(A.BytesPerCall));
     writeTensors(J, "inputs", A.Inputs);
     writeTensors(J, "outputs", A.Outputs);
+    writeApplyMemory(J, A, WithMemory);
   });
 }
 
@@ -81,9 +125,13 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
     J.attribute("clock", F.Clock);
     J.attribute("instrumentation_ns_per_apply",
                 finite(F.InstrumentationNsPerApply));
+    // Memory is left out of functions that did not record it.
+    bool WithMemory = !(F.Memory == FunctionMemory());
+    if (WithMemory)
+      writeMemory(J, F.Memory);
     J.attributeArray("applies", [&] {
       for (const ApplyProfile &A : F.Applies)
-        writeApply(J, A);
+        writeApply(J, A, WithMemory);
     });
   });
 }
@@ -116,6 +164,8 @@ public:
 
 private:
   StringRef File;
+  /// The file's version: memory is read from version 2 on.
+  int64_t FileVersion = ProfileJSONVersion;
 
   Error fail(const std::string &Path, const Twine &Msg) const {
     return createStringError(inconvertibleErrorCode(),
@@ -164,6 +214,16 @@ private:
                     std::vector<TensorInfo> &Out) const;
   Error readCompile(const json::Object &O, const std::string &Path,
                     CompileSplit &Out) const;
+  Error getInt32(const json::Object &O, StringRef Key, const std::string &Path,
+                 bool Required, int &Out) const;
+  Error readVarIds(const json::Object &O, StringRef Key,
+                   const std::string &Path, std::vector<int> &Out) const;
+  Error readOutputMemory(const json::Value &V, const std::string &Path,
+                         size_t NumInputs, OutputMemory &Out) const;
+  Error readApplyMemory(const json::Object &O, const std::string &Path,
+                        ApplyProfile &Out) const;
+  Error readMemory(const json::Object &O, const std::string &Path,
+                   FunctionMemory &Out) const;
   Error readApply(const json::Value &V, const std::string &Path,
                   ApplyProfile &Out) const;
   Error readFunction(const json::Value &V, const std::string &Path,
@@ -313,6 +373,112 @@ Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
   return getBool(**C, "cached", CPath, false, Out.Cached);
 }
 
+Error ProfileReader::getInt32(const json::Object &O, StringRef Key,
+                              const std::string &Path, bool Required,
+                              int &Out) const {
+  auto V = member(O, Key, Path, Required);
+  if (!V)
+    return V.takeError();
+  if (!*V)
+    return Error::success();
+  std::optional<int64_t> N = (*V)->getAsInteger();
+  if (!N || *N < INT32_MIN || *N > INT32_MAX)
+    return fail(child(Path, Key), "expected a 32-bit integer");
+  Out = int(*N);
+  return Error::success();
+}
+
+Error ProfileReader::readVarIds(const json::Object &O, StringRef Key,
+                                const std::string &Path,
+                                std::vector<int> &Out) const {
+  auto A = getArray(O, Key, Path, /*Required=*/false);
+  if (!A)
+    return A.takeError();
+  Out.clear();
+  if (!*A)
+    return Error::success();
+  for (size_t I = 0; I < (*A)->size(); ++I) {
+    std::optional<int64_t> N = (**A)[I].getAsInteger();
+    if (!N || *N < INT32_MIN || *N > INT32_MAX)
+      return fail(index(child(Path, Key), I), "expected a 32-bit integer");
+    Out.push_back(int(*N));
+  }
+  return Error::success();
+}
+
+Error ProfileReader::readOutputMemory(const json::Value &V,
+                                      const std::string &Path, size_t NumInputs,
+                                      OutputMemory &Out) const {
+  auto O = asObject(V, Path);
+  if (!O)
+    return O.takeError();
+  if (Error E = getInt32(**O, "var", Path, true, Out.Var))
+    return E;
+  if (Error E = getString(**O, "kind", Path, true, Out.Kind))
+    return E;
+  if (Out.Kind != "created" && Out.Kind != "view" && Out.Kind != "inplace")
+    return fail(child(Path, "kind"),
+                "expected \"created\", \"view\" or \"inplace\", not \"" +
+                    Out.Kind + "\"");
+  if (Error E = getInt32(**O, "input", Path, false, Out.Input))
+    return E;
+  // A view names the input it shares: the simulation needs it.
+  if (Out.Kind != "created" &&
+      (Out.Input < 0 || size_t(Out.Input) >= NumInputs))
+    return fail(child(Path, "input"), "expected the position of one of the " +
+                                          Twine(NumInputs) + " input_vars");
+  if (Error E = getUInt(**O, "bytes", Path, true, Out.Bytes))
+    return E;
+  if ((*O)->get("shape"))
+    if (Error E = readIntegers(**O, "shape", Path, Out.Shape))
+      return E;
+  return getBool(**O, "allocated", Path, false, Out.Allocated);
+}
+
+Error ProfileReader::readApplyMemory(const json::Object &O,
+                                     const std::string &Path,
+                                     ApplyProfile &Out) const {
+  if (Error E = readVarIds(O, "input_vars", Path, Out.InputVars))
+    return E;
+  auto Outputs = getArray(O, "outputs_memory", Path, /*Required=*/false);
+  if (!Outputs)
+    return Outputs.takeError();
+  if (*Outputs)
+    for (size_t I = 0; I < (*Outputs)->size(); ++I) {
+      OutputMemory M;
+      if (Error E = readOutputMemory((**Outputs)[I],
+                                     index(child(Path, "outputs_memory"), I),
+                                     Out.InputVars.size(), M))
+        return E;
+      Out.OutputMem.push_back(std::move(M));
+    }
+  if (Error E = getUInt(O, "allocated_bytes", Path, false, Out.AllocatedBytes))
+    return E;
+  return getUInt(O, "allocations", Path, false, Out.Allocations);
+}
+
+Error ProfileReader::readMemory(const json::Object &O, const std::string &Path,
+                                FunctionMemory &Out) const {
+  const json::Value *V = O.get("memory");
+  if (!V)
+    return Error::success();
+  std::string MPath = child(Path, "memory");
+  auto M = asObject(*V, MPath);
+  if (!M)
+    return M.takeError();
+  if (Error E = getBool(**M, "recorded", MPath, true, Out.Recorded))
+    return E;
+  if (Error E = getBool(**M, "allow_gc", MPath, false, Out.AllowGC))
+    return E;
+  if (Error E = readVarIds(**M, "kept_vars", MPath, Out.KeptVars))
+    return E;
+  if (Error E = getUInt(**M, "measured_peak", MPath, false, Out.MeasuredPeak))
+    return E;
+  if (Error E = getUInt(**M, "calls", MPath, false, Out.Calls))
+    return E;
+  return getUInt(**M, "allocations", MPath, false, Out.Allocations);
+}
+
 Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
                                ApplyProfile &Out) const {
   auto O = asObject(V, Path);
@@ -351,7 +517,11 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = readTensors(**O, "inputs", Path, Out.Inputs))
     return E;
-  return readTensors(**O, "outputs", Path, Out.Outputs);
+  if (Error E = readTensors(**O, "outputs", Path, Out.Outputs))
+    return E;
+  if (FileVersion < 2) // Version 1 had no memory.
+    return Error::success();
+  return readApplyMemory(**O, Path, Out);
 }
 
 Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
@@ -379,6 +549,9 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
   if (Error E = getSeconds(**O, "instrumentation_ns_per_apply", Path, false,
                            Out.InstrumentationNsPerApply))
     return E;
+  if (FileVersion >= 2)
+    if (Error E = readMemory(**O, Path, Out.Memory))
+      return E;
   auto Applies = getArray(**O, "applies", Path, /*Required=*/true);
   if (!Applies)
     return Applies.takeError();
@@ -406,11 +579,13 @@ Expected<Profile> ProfileReader::read(const json::Value &Root) {
   std::optional<int64_t> N = Version->getAsInteger();
   if (!N)
     return fail("graphjit_profile", "expected an integer");
-  if (*N != ProfileJSONVersion)
-    return fail("graphjit_profile", "version " + Twine(*N) +
-                                        " is not supported (this build reads "
-                                        "version " +
-                                        Twine(ProfileJSONVersion) + ")");
+  if (*N < OldestProfileJSONVersion || *N > ProfileJSONVersion)
+    return fail("graphjit_profile",
+                "version " + Twine(*N) +
+                    " is not supported (this build reads versions " +
+                    Twine(OldestProfileJSONVersion) + " to " +
+                    Twine(ProfileJSONVersion) + ")");
+  FileVersion = *N;
   Profile P;
   if (Error E = getString(**O, "machine", "", false, P.Machine))
     return E;

@@ -4,11 +4,14 @@
 // combines the profiles of several calls. A function is the same when its
 // name and file are; its Applies must then be the same too (ids, names,
 // ops, C or Py), since adding the times of different graphs would give a
-// report that describes neither. docs/profile-json.md, "Merging".
+// report that describes neither. Memory is kept where every run recorded
+// it: the largest peaks and outputs, the buffers summed.
+// docs/profile-json.md, "Merging".
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
 #include "llvm/ADT/DenseMap.h"
+#include <algorithm>
 
 using namespace llvm;
 
@@ -72,7 +75,69 @@ private:
   }
   Error addFunction(FunctionProfile &Into, const FunctionProfile &F,
                     size_t RunA, size_t RunB);
+  Error checkMemory(const FunctionProfile &Into, const FunctionProfile &F,
+                    ArrayRef<size_t> Match, size_t RunA, size_t RunB) const;
 };
+
+/// Forgets a function's memory: a sum where some run did not record it
+/// would show a peak that no run had.
+void dropMemory(FunctionProfile &F) {
+  F.Memory = FunctionMemory();
+  for (ApplyProfile &A : F.Applies) {
+    A.InputVars.clear();
+    A.OutputMem.clear();
+    A.AllocatedBytes = A.Allocations = 0;
+  }
+}
+
+/// Adds B's memory to A's (the same Apply in two runs): the largest
+/// outputs, the largest allocation of one call, all the buffers.
+void addApplyMemory(ApplyProfile &A, const ApplyProfile &B) {
+  for (size_t K = 0; K < A.OutputMem.size(); ++K) {
+    OutputMemory &O = A.OutputMem[K];
+    const OutputMemory &P = B.OutputMem[K];
+    if (P.Bytes > O.Bytes) {
+      O.Bytes = P.Bytes;
+      O.Shape = P.Shape;
+    }
+    O.Allocated = O.Allocated || P.Allocated;
+  }
+  A.AllocatedBytes = std::max(A.AllocatedBytes, B.AllocatedBytes);
+  A.Allocations += B.Allocations;
+}
+
+Error ProfileMerger::checkMemory(const FunctionProfile &Into,
+                                 const FunctionProfile &F,
+                                 ArrayRef<size_t> Match, size_t RunA,
+                                 size_t RunB) const {
+  if (!Into.Memory.Recorded || !F.Memory.Recorded)
+    return Error::success();
+  std::string NameA = runName(RunA), NameB = runName(RunB);
+  auto GC = [](bool AllowGC) {
+    return AllowGC ? "allow_gc=True" : "allow_gc=False";
+  };
+  if (Into.Memory.AllowGC != F.Memory.AllowGC)
+    return mismatch(F, RunA, RunB,
+                    Twine(GC(Into.Memory.AllowGC)) + " in " + NameA + " but " +
+                        GC(F.Memory.AllowGC) + " in " + NameB);
+  // The same graph has the same variables; anything else is not the same
+  // function, whatever its names say.
+  for (size_t I = 0; I < F.Applies.size(); ++I) {
+    const ApplyProfile &A = Into.Applies[Match[I]], &B = F.Applies[I];
+    bool Same =
+        A.InputVars == B.InputVars && A.OutputMem.size() == B.OutputMem.size();
+    for (size_t K = 0; Same && K < A.OutputMem.size(); ++K)
+      Same = A.OutputMem[K].Var == B.OutputMem[K].Var &&
+             A.OutputMem[K].Kind == B.OutputMem[K].Kind &&
+             A.OutputMem[K].Input == B.OutputMem[K].Input;
+    if (!Same)
+      return mismatch(F, RunA, RunB,
+                      "Apply " + Twine(B.Id) +
+                          " reads or makes other variables in " + NameA +
+                          " than in " + NameB);
+  }
+  return Error::success();
+}
 
 Error ProfileMerger::addFunction(FunctionProfile &Into,
                                  const FunctionProfile &F, size_t RunA,
@@ -107,6 +172,8 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
                           NameA + " but " + B.type() + " in " + NameB);
     Match.push_back(It->second);
   }
+  if (Error E = checkMemory(Into, F, Match, RunA, RunB))
+    return E;
 
   Into.InstrumentationNsPerApply =
       weighted(Into.InstrumentationNsPerApply, applyCalls(Into),
@@ -118,9 +185,20 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
   if (Into.Linker.empty())
     Into.Linker = F.Linker;
   joinDistinct(Into.Clock, F.Clock);
+  bool MemoryKept = Into.Memory.Recorded && F.Memory.Recorded;
+  if (MemoryKept) {
+    FunctionMemory &M = Into.Memory;
+    M.MeasuredPeak = std::max(M.MeasuredPeak, F.Memory.MeasuredPeak);
+    M.Calls += F.Memory.Calls;
+    M.Allocations += F.Memory.Allocations;
+  } else {
+    dropMemory(Into);
+  }
   for (size_t I = 0; I < F.Applies.size(); ++I) {
     ApplyProfile &A = Into.Applies[Match[I]];
     const ApplyProfile &B = F.Applies[I];
+    if (MemoryKept)
+      addApplyMemory(A, B);
     A.FlopsPerCall = weighted(A.FlopsPerCall, A.Calls, B.FlopsPerCall, B.Calls);
     A.BytesPerCall = weighted(A.BytesPerCall, A.Calls, B.BytesPerCall, B.Calls);
     A.Calls += B.Calls;

@@ -19,7 +19,9 @@ bool ApplyProfile::operator==(const ApplyProfile &O) const {
          Loc == O.Loc && Compiled == O.Compiled && Calls == O.Calls &&
          Seconds == O.Seconds && FlopsPerCall == O.FlopsPerCall &&
          BytesPerCall == O.BytesPerCall && Inputs == O.Inputs &&
-         Outputs == O.Outputs;
+         Outputs == O.Outputs && InputVars == O.InputVars &&
+         OutputMem == O.OutputMem && AllocatedBytes == O.AllocatedBytes &&
+         Allocations == O.Allocations;
 }
 
 bool CompileSplit::operator==(const CompileSplit &O) const {
@@ -32,7 +34,7 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          CallSeconds == O.CallSeconds && DriverSeconds == O.DriverSeconds &&
          Compile == O.Compile && Linker == O.Linker && Clock == O.Clock &&
          InstrumentationNsPerApply == O.InstrumentationNsPerApply &&
-         Applies == O.Applies;
+         Applies == O.Applies && Memory == O.Memory;
 }
 
 double FunctionProfile::thunkSeconds() const {
@@ -117,6 +119,10 @@ FunctionProfile sumOfFunctions(const Profile &P) {
     for (const ApplyProfile &A : F.Applies) {
       ApplyProfile Copy = A;
       Copy.Name = F.Name + ": " + A.Name;
+      // Variable ids are per function: the sum has no memory to simulate.
+      Copy.InputVars.clear();
+      Copy.OutputMem.clear();
+      Copy.AllocatedBytes = Copy.Allocations = 0;
       WeightedNs += F.InstrumentationNsPerApply * double(A.Calls);
       ApplyCalls += double(A.Calls);
       S.Applies.push_back(std::move(Copy));

@@ -2,11 +2,13 @@
 //
 // printSummary() section by section, as PyTensor's profiling.py does:
 // the global section (summary_function), the Class, Ops and Apply tables
-// (summary_class, summary_ops, summary_nodes) and the tips (print_tips),
-// with Theano's columns and number formats (docs/profiling.md).
+// (summary_class, summary_ops, summary_nodes), the Memory Profile
+// (summary_memory, in MemoryReport.cpp) and the tips (print_tips), with
+// Theano's columns and number formats (docs/profiling.md).
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
+#include "profile/MemoryReport.h"
 #include "profile/ProfileTables.h"
 #include "graphjit/Type.h"
 #include "llvm/Support/Format.h"
@@ -193,6 +195,7 @@ void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
   P.printGroupTable(/*ByOp=*/false);
   P.printGroupTable(/*ByOp=*/true);
   P.printApplyTable();
+  printMemoryProfile(OS, F, Opts);
   if (Opts.Tips)
     P.printTips();
 }

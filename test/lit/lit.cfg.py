@@ -31,6 +31,7 @@ config.substitutions.append(("%clangxx", os.path.join(llvm_tools, "clang++")))
 # What a program linked against a sanitized libgraphjit_core needs.
 config.substitutions.append(("%sanitize_flags", params.get("sanitize_flags", "")))
 config.substitutions.append(("%llvm_lib_dir", os.path.join(os.path.dirname(llvm_tools), "lib")))
+config.substitutions.append(("%llvm_include_dir", os.path.join(os.path.dirname(llvm_tools), "include")))
 config.substitutions.append(("%python", params.get("python", "/usr/bin/python3")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 config.environment["PATH"] = os.pathsep.join([llvm_tools, config.environment.get("PATH", os.environ.get("PATH", ""))])

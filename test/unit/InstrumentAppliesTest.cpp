@@ -290,7 +290,7 @@ TEST(InstrumentApplies, ParsedFromAPipelineString) {
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(toString(Bad.takeError()),
             "invalid graphjit-instrument parameter 'clock=wall' (expected "
-            "clock=tsc or clock=call)");
+            "clock=tsc, clock=call or memory)");
 }
 
 } // namespace

@@ -53,6 +53,60 @@ inline FunctionProfile function(const std::string &Name,
   return F;
 }
 
+//===----------------------------------------------------------------------===//
+// Memory: Applies that read and make variables by id.
+//===----------------------------------------------------------------------===//
+
+/// An output of its own of Bytes bytes, shape (Bytes / 8,).
+inline OutputMemory created(int Var, uint64_t Bytes) {
+  OutputMemory O;
+  O.Var = Var;
+  O.Bytes = Bytes;
+  O.Shape = {int64_t(Bytes / 8)};
+  return O;
+}
+
+/// An output sharing the memory of the Apply's input at position Input.
+inline OutputMemory sharing(int Var, int Input, uint64_t Bytes,
+                            const std::string &Kind = "view") {
+  OutputMemory O = created(Var, Bytes);
+  O.Kind = Kind;
+  O.Input = Input;
+  return O;
+}
+
+/// Apply Id, named "OP(v<inputs>...)", reading the variables Inputs and
+/// making Outputs.
+inline ApplyProfile memApply(unsigned Id, const std::string &Op,
+                             std::vector<int> Inputs,
+                             std::vector<OutputMemory> Outputs) {
+  ApplyProfile A = apply(Id, Op, Op, 1, 0.1);
+  A.Name = Op + "(";
+  for (size_t I = 0; I < Inputs.size(); ++I)
+    A.Name += (I ? ", v" : "v") + std::to_string(Inputs[I]);
+  A.Name += ")";
+  A.InputVars = std::move(Inputs);
+  A.OutputMem = std::move(Outputs);
+  for (const OutputMemory &O : A.OutputMem)
+    A.AllocatedBytes += O.Kind == "created" || O.Allocated ? O.Bytes : 0;
+  A.Allocations = 1;
+  return A;
+}
+
+/// A function with memory recorded; Kept never freed. The measured peak is
+/// left 0.
+inline FunctionProfile memFunction(const std::string &Name,
+                                   std::vector<ApplyProfile> Applies,
+                                   std::vector<int> Kept = {},
+                                   bool AllowGC = true) {
+  FunctionProfile F = function(Name, std::move(Applies), 1);
+  F.Memory.Recorded = true;
+  F.Memory.AllowGC = AllowGC;
+  F.Memory.KeptVars = std::move(Kept);
+  F.Memory.Calls = 1;
+  return F;
+}
+
 } // namespace test
 } // namespace graphjit
 
