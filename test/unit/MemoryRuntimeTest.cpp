@@ -114,8 +114,14 @@ func f(x: f64[n]) -> (r) {
 }
 )";
 
-class FunctionMemoryTest
-    : public ::testing::TestWithParam<std::tuple<LinkerKind, bool>> {};
+using LinkerAndGC = std::tuple<LinkerKind, bool>;
+class FunctionMemoryTest : public ::testing::TestWithParam<LinkerAndGC> {};
+
+std::string linkerAndGCName(const ::testing::TestParamInfo<LinkerAndGC> &I) {
+  static const char *Names[] = {"Py", "CPy", "C"};
+  return std::string(Names[int(std::get<0>(I.param))]) +
+         (std::get<1>(I.param) ? "_gc" : "_no_gc");
+}
 
 TEST_P(FunctionMemoryTest, MeasuredPeakIsTheSimulatedOne) {
   auto [Linker, GC] = GetParam();
@@ -169,10 +175,6 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(LinkerKind::Py, LinkerKind::CPy,
                                          LinkerKind::C),
                        ::testing::Bool()),
-    [](const ::testing::TestParamInfo<std::tuple<LinkerKind, bool>> &I) {
-      static const char *Names[] = {"Py", "CPy", "C"};
-      return std::string(Names[int(std::get<0>(I.param))]) +
-             (std::get<1>(I.param) ? "_gc" : "_no_gc");
-    });
+    linkerAndGCName);
 
 } // namespace
