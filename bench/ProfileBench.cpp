@@ -8,7 +8,10 @@
 //  - relative, on the logistic-regression (n=400) and perceptron (n=128)
 //    train steps (target: at most 1%);
 //  - accounting: time in thunks over time in the driver on those steps,
-//    from the profile itself (target: at least 0.95).
+//    from the profile itself (target: at least 0.95);
+//  - profile_memory: memory-profiled against plainly profiled calls, per
+//    Apply on the chain and relative on the train steps (target: at most
+//    2% more than plain profiling).
 // Each figure is the median of several repetitions.
 //
 //===----------------------------------------------------------------------===//
@@ -28,9 +31,12 @@ using namespace graphjit::bench;
 using llvm::format;
 using llvm::outs;
 
-static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, bool Profile) {
+enum class Profiling { None, Time, Memory };
+
+static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, Profiling P) {
   CompileOptions O;
-  O.Profile = Profile;
+  O.Profile = P != Profiling::None;
+  O.ProfileMemory = P == Profiling::Memory;
   return bench::compileOrDie(F, O);
 }
 
@@ -63,8 +69,9 @@ static void benchChain() {
   Text += "}\n";
   auto M = llvm::cantFail(parseGraph(Text, "chain.graph"));
   FunctionGraph &F = *M->functions().front();
-  auto Plain = compileOrDie(F, false);
-  auto Profiled = compileOrDie(F, true);
+  auto Plain = compileOrDie(F, Profiling::None);
+  auto Profiled = compileOrDie(F, Profiling::Time);
+  auto Memory = compileOrDie(F, Profiling::Memory);
   std::vector<NDArray> In = {randomArray(DType::F64, {}, 1)};
   auto [TPlain, TProf] = sideBySide(*Plain, *Profiled, In, 15, 200);
   unsigned Applies = F.numApplies();
@@ -72,6 +79,10 @@ static void benchChain() {
                    "%.2f us per call: %.2f ns per Apply\n",
                    Applies, TPlain * 1e6, TProf * 1e6,
                    (TProf - TPlain) / Applies * 1e9);
+  auto [TProf2, TMem] = sideBySide(*Profiled, *Memory, In, 15, 200);
+  outs() << format("  with profile_memory: profiled %.2f us, memory-profiled "
+                   "%.2f us per call: %.2f ns more per Apply\n",
+                   TProf2 * 1e6, TMem * 1e6, (TMem - TProf2) / Applies * 1e9);
 }
 
 static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {
@@ -79,8 +90,9 @@ static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {
   auto M = llvm::cantFail(parseGraphFile(Path));
   llvm::cantFail(M->initShared());
   FunctionGraph &F = *M->lookupFunction("train");
-  auto Plain = compileOrDie(F, false);
-  auto Profiled = compileOrDie(F, true);
+  auto Plain = compileOrDie(F, Profiling::None);
+  auto Profiled = compileOrDie(F, Profiling::Time);
+  auto Memory = compileOrDie(F, Profiling::Memory);
   std::vector<NDArray> In = {randomArray(T, X, 1), randomArray(T, Y, 2)};
   auto [TPlain, TProf] = sideBySide(*Plain, *Profiled, In, 11, 20);
   FunctionProfile P = Profiled->profile()->profile().Functions[0];
@@ -92,6 +104,12 @@ static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {
                    P.DriverSeconds > 0 ? P.thunkSeconds() / P.DriverSeconds
                                        : 0.0,
                    F.numApplies());
+  auto [TProf2, TMem] = sideBySide(*Profiled, *Memory, In, 11, 20);
+  FunctionProfile PM = Memory->profile()->profile().Functions[0];
+  outs() << format("  with profile_memory: profiled %.3f ms, memory-profiled "
+                   "%.3f ms: %+.2f%% more; measured peak %llu bytes\n",
+                   TProf2 * 1e3, TMem * 1e3, (TMem / TProf2 - 1) * 100,
+                   (unsigned long long)PM.Memory.MeasuredPeak);
 }
 
 int main() {
