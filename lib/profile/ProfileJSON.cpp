@@ -13,6 +13,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
 #include <cmath>
+#include <limits>
 
 using namespace llvm;
 
@@ -207,8 +208,11 @@ private:
       return O;
     return fail(Path, "expected an object");
   }
+  /// An array of integers that fit T (an absent optional one: empty).
+  template <typename T>
   Error readIntegers(const json::Object &O, StringRef Key,
-                     const std::string &Path, std::vector<int64_t> &Out) const;
+                     const std::string &Path, bool Required,
+                     std::vector<T> &Out) const;
   Error readTensors(const json::Object &O, StringRef Key,
                     const std::string &Path,
                     std::vector<TensorInfo> &Out) const;
@@ -216,8 +220,6 @@ private:
                     CompileSplit &Out) const;
   Error getInt32(const json::Object &O, StringRef Key, const std::string &Path,
                  bool Required, int &Out) const;
-  Error readVarIds(const json::Object &O, StringRef Key,
-                   const std::string &Path, std::vector<int> &Out) const;
   Error readOutputMemory(const json::Value &V, const std::string &Path,
                          size_t NumInputs, OutputMemory &Out) const;
   Error readApplyMemory(const json::Object &O, const std::string &Path,
@@ -307,18 +309,24 @@ Expected<const json::Array *> ProfileReader::getArray(const json::Object &O,
   return A;
 }
 
+template <typename T>
 Error ProfileReader::readIntegers(const json::Object &O, StringRef Key,
-                                  const std::string &Path,
-                                  std::vector<int64_t> &Out) const {
-  auto A = getArray(O, Key, Path, /*Required=*/true);
+                                  const std::string &Path, bool Required,
+                                  std::vector<T> &Out) const {
+  auto A = getArray(O, Key, Path, Required);
   if (!A)
     return A.takeError();
   Out.clear();
+  if (!*A)
+    return Error::success();
   for (size_t I = 0; I < (*A)->size(); ++I) {
     std::optional<int64_t> N = (**A)[I].getAsInteger();
-    if (!N)
-      return fail(index(child(Path, Key), I), "expected an integer");
-    Out.push_back(*N);
+    if (!N || *N < std::numeric_limits<T>::min() ||
+        *N > std::numeric_limits<T>::max())
+      return fail(index(child(Path, Key), I),
+                  sizeof(T) == 4 ? "expected a 32-bit integer"
+                                 : "expected an integer");
+    Out.push_back(T(*N));
   }
   return Error::success();
 }
@@ -340,9 +348,9 @@ Error ProfileReader::readTensors(const json::Object &O, StringRef Key,
     TensorInfo T;
     if (Error E = getString(**TO, "dtype", TPath, true, T.DType))
       return E;
-    if (Error E = readIntegers(**TO, "shape", TPath, T.Shape))
+    if (Error E = readIntegers(**TO, "shape", TPath, true, T.Shape))
       return E;
-    if (Error E = readIntegers(**TO, "strides", TPath, T.Strides))
+    if (Error E = readIntegers(**TO, "strides", TPath, true, T.Strides))
       return E;
     if (T.Strides.size() != T.Shape.size())
       return fail(child(TPath, "strides"),
@@ -388,24 +396,6 @@ Error ProfileReader::getInt32(const json::Object &O, StringRef Key,
   return Error::success();
 }
 
-Error ProfileReader::readVarIds(const json::Object &O, StringRef Key,
-                                const std::string &Path,
-                                std::vector<int> &Out) const {
-  auto A = getArray(O, Key, Path, /*Required=*/false);
-  if (!A)
-    return A.takeError();
-  Out.clear();
-  if (!*A)
-    return Error::success();
-  for (size_t I = 0; I < (*A)->size(); ++I) {
-    std::optional<int64_t> N = (**A)[I].getAsInteger();
-    if (!N || *N < INT32_MIN || *N > INT32_MAX)
-      return fail(index(child(Path, Key), I), "expected a 32-bit integer");
-    Out.push_back(int(*N));
-  }
-  return Error::success();
-}
-
 Error ProfileReader::readOutputMemory(const json::Value &V,
                                       const std::string &Path, size_t NumInputs,
                                       OutputMemory &Out) const {
@@ -430,7 +420,7 @@ Error ProfileReader::readOutputMemory(const json::Value &V,
   if (Error E = getUInt(**O, "bytes", Path, true, Out.Bytes))
     return E;
   if ((*O)->get("shape"))
-    if (Error E = readIntegers(**O, "shape", Path, Out.Shape))
+    if (Error E = readIntegers(**O, "shape", Path, true, Out.Shape))
       return E;
   return getBool(**O, "allocated", Path, false, Out.Allocated);
 }
@@ -438,7 +428,7 @@ Error ProfileReader::readOutputMemory(const json::Value &V,
 Error ProfileReader::readApplyMemory(const json::Object &O,
                                      const std::string &Path,
                                      ApplyProfile &Out) const {
-  if (Error E = readVarIds(O, "input_vars", Path, Out.InputVars))
+  if (Error E = readIntegers(O, "input_vars", Path, false, Out.InputVars))
     return E;
   auto Outputs = getArray(O, "outputs_memory", Path, /*Required=*/false);
   if (!Outputs)
@@ -470,7 +460,7 @@ Error ProfileReader::readMemory(const json::Object &O, const std::string &Path,
     return E;
   if (Error E = getBool(**M, "allow_gc", MPath, false, Out.AllowGC))
     return E;
-  if (Error E = readVarIds(**M, "kept_vars", MPath, Out.KeptVars))
+  if (Error E = readIntegers(**M, "kept_vars", MPath, false, Out.KeptVars))
     return E;
   if (Error E = getUInt(**M, "measured_peak", MPath, false, Out.MeasuredPeak))
     return E;
