@@ -119,6 +119,16 @@ public:
   unsigned id() const { return Id; }
   /// The statement (or nested call) that made this node.
   const SourceLoc &loc() const { return Loc; }
+  /// The rewrites of the optimizer that made this node ("merge",
+  /// "pow_specialize"); empty for a node as written.
+  llvm::ArrayRef<std::string> rewrites() const { return Rewrites; }
+  /// Every statement this node stands for, loc() first: several when
+  /// Applies were merged into it, else just loc().
+  llvm::ArrayRef<SourceLoc> sourceLocs() const {
+    if (Locs.empty())
+      return llvm::ArrayRef<SourceLoc>(Loc);
+    return Locs;
+  }
   /// "Elemwise{add,no_inplace}(x, TensorConstant{2.0})".
   std::string displayName() const;
 
@@ -129,6 +139,8 @@ private:
   std::vector<Variable *> Outputs;
   unsigned Id = 0;
   SourceLoc Loc;
+  std::vector<std::string> Rewrites;
+  std::vector<SourceLoc> Locs; ///< Empty: just Loc.
 };
 
 struct Update {
@@ -168,9 +180,13 @@ public:
   Variable *addConstant(NDArray Value, std::string Literal, bool Weak,
                         SourceLoc Loc = {});
   Variable *addSharedRead(SharedVariable *S, SourceLoc Loc = {});
-  /// Adds an Apply whose output types were already inferred.
+  /// Adds an Apply whose output types were already inferred. The optimizer
+  /// also gives the rewrites that made it and the statements it stands for
+  /// (Loc first; see Apply::rewrites() and Apply::sourceLocs()).
   Apply *addApply(OpRef TheOp, std::vector<Variable *> Inputs,
-                  const std::vector<TensorType> &OutTypes, SourceLoc Loc);
+                  const std::vector<TensorType> &OutTypes, SourceLoc Loc,
+                  std::vector<std::string> Rewrites = {},
+                  std::vector<SourceLoc> Locs = {});
   void setName(Variable *V, std::string N) { V->Name = std::move(N); }
   /// Gives a weak literal its final dtype (the value is converted).
   void retypeLiteral(Variable *V, DType T);

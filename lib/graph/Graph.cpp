@@ -150,12 +150,17 @@ Variable *FunctionGraph::addSharedRead(SharedVariable *S, SourceLoc Loc) {
 
 Apply *FunctionGraph::addApply(OpRef TheOp, std::vector<Variable *> Ins,
                                const std::vector<TensorType> &OutTypes,
-                               SourceLoc Loc) {
+                               SourceLoc Loc, std::vector<std::string> Rewrites,
+                               std::vector<SourceLoc> Locs) {
   auto N = std::make_unique<Apply>();
   N->TheOp = std::move(TheOp);
   N->Inputs = std::move(Ins);
   N->Id = Nodes.size();
   N->Loc = std::move(Loc);
+  N->Rewrites = std::move(Rewrites);
+  // Only a node standing for several statements keeps a list.
+  if (Locs.size() > 1)
+    N->Locs = std::move(Locs);
   for (unsigned I = 0; I < OutTypes.size(); ++I) {
     Variable *V = newVariable(Variable::Result, OutTypes[I]);
     V->Owner = N.get();

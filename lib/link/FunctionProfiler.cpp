@@ -39,6 +39,8 @@ static const char *aliasKindName(OutputAlias::Kind K) {
 void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
   FunctionMemory &M = Base.Memory;
   M.Recorded = true;
+  SeenBytes.reset(new std::atomic<uint64_t>[F.variables().size()]());
+  HasAliasedOutput.assign(F.numApplies(), false);
   M.AllowGC = AllowGC;
   for (const Variable *V : F.outputs())
     M.KeptVars.push_back(V->id());
@@ -55,12 +57,28 @@ void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
       O.Kind = aliasKindName(Alias.K);
       O.Input = Alias.Input;
       P.OutputMem.push_back(std::move(O));
+      if (Alias.K != OutputAlias::Created)
+        HasAliasedOutput[A->id()] = true;
     }
   }
 }
 
 void FunctionProfiler::recordOutputSizes(const Apply &A,
                                          const std::vector<NDArray> &Values) {
+  // Every call comes here: take the lock only for what is new (a larger
+  // size, a view seen allocating), not for a size seen before.
+  const ApplyProfile &Unlocked = Base.Applies[A.id()];
+  bool News = false;
+  for (unsigned I = 0; I < Unlocked.OutputMem.size() && !News; ++I) {
+    int Var = Unlocked.OutputMem[I].Var;
+    const NDArray &Out = Values[Var];
+    News = !Out.isNull() &&
+           Out.numBytes() + 1 > SeenBytes[Var].load(std::memory_order_relaxed);
+  }
+  // Views and in-place outputs are checked under the lock (they are few).
+  News |= HasAliasedOutput[A.id()];
+  if (!News)
+    return;
   std::lock_guard<std::mutex> Guard(TensorLock);
   ApplyProfile &P = Base.Applies[A.id()];
   for (unsigned I = 0; I < P.OutputMem.size(); ++I) {
@@ -68,9 +86,9 @@ void FunctionProfiler::recordOutputSizes(const Apply &A,
     const NDArray &Out = Values[O.Var];
     if (Out.isNull())
       continue;
-    // The largest over all calls, with its shape (first seen: any size).
-    bool FirstSeen = O.Bytes == 0 && O.Shape.empty();
-    if (FirstSeen || Out.numBytes() > O.Bytes) {
+    // The largest over all calls, with its shape (SeenBytes: largest + 1).
+    if (Out.numBytes() + 1 > SeenBytes[O.Var].load()) {
+      SeenBytes[O.Var].store(Out.numBytes() + 1);
       O.Bytes = Out.numBytes();
       O.Shape.assign(Out.shape().begin(), Out.shape().end());
     }

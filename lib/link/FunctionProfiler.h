@@ -87,6 +87,10 @@ private:
   std::atomic<bool> TensorsRecorded{false};
   std::atomic<uint64_t> Calls{0}, CallTicks{0}, DriverTicks{0};
   std::unique_ptr<std::atomic<uint64_t>[]> PyTicks, PyCalls;
+  /// By Variable id: the largest size an output was seen with, plus one
+  /// (0: never seen); read without the lock (profile_memory).
+  std::unique_ptr<std::atomic<uint64_t>[]> SeenBytes;
+  std::vector<bool> HasAliasedOutput; ///< By Apply id.
   mutable std::mutex TensorLock;
   /// Counters when the first call ended, subtracted when it is ignored.
   std::vector<gj_apply_counter> FirstCall;

@@ -1,0 +1,140 @@
+//===- Validate.cpp - Is a FunctionGraph well formed? --------------------===//
+//
+// What the optimizer checks of its result (Theano's fgraph.validate): that
+// every Apply is typed as its op says and defined before its uses, and that
+// outputs and updates are the function's own variables. It checks any
+// FunctionGraph, so a test can hand it a broken one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "graphjit/Rewrite.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace graphjit;
+using llvm::Error;
+
+namespace {
+
+/// "Apply 3 Elemwise{sqr,no_inplace} (f.graph:7:3, made by pow_specialize)".
+std::string describe(const Apply &A) {
+  std::string S = "Apply " + std::to_string(A.id()) + " " + A.op().name() +
+                  " (" + A.loc().str();
+  llvm::ArrayRef<std::string> By = A.rewrites();
+  if (!By.empty()) {
+    S += ", made by ";
+    for (size_t I = 0; I < By.size(); ++I)
+      S += (I ? ", " : "") + By[I];
+  }
+  return S + ")";
+}
+
+std::string typesStr(llvm::ArrayRef<TensorType> Ts) {
+  std::string S;
+  for (const TensorType &T : Ts)
+    S += (S.empty() ? "" : ", ") + T.str();
+  return S;
+}
+
+/// As FunctionBuilder::update accepts: same dtype and rank, no known dim
+/// that differs.
+bool storableIn(const TensorType &From, const TensorType &To) {
+  if (From.Dtype != To.Dtype || From.rank() != To.rank())
+    return false;
+  for (unsigned I = 0; I < From.rank(); ++I)
+    if (From.Dims[I].isKnown() && To.Dims[I].isKnown() &&
+        From.Dims[I].Size != To.Dims[I].Size)
+      return false;
+  return true;
+}
+
+Error invalid(const FunctionGraph &F, const llvm::Twine &Why) {
+  return llvm::createStringError("function '" + F.name() +
+                                 "' is not valid: " + Why);
+}
+
+} // namespace
+
+Error graphjit::validateFunction(const FunctionGraph &F) {
+  std::vector<Variable *> Vars = F.variables();
+  std::vector<Apply *> Nodes = F.applies();
+  auto Owned = [&](const Variable *V) {
+    return V && V->id() < Vars.size() && Vars[V->id()] == V;
+  };
+
+  for (size_t I = 0; I < F.inputs().size(); ++I)
+    if (!Owned(F.inputs()[I]) || F.inputs()[I]->kind() != Variable::Input)
+      return invalid(F, "input " + llvm::Twine(I) +
+                            " is not an input variable of the function");
+
+  std::vector<TensorType> InTypes;
+  for (size_t I = 0; I < Nodes.size(); ++I) {
+    const Apply &A = *Nodes[I];
+    if (A.id() != I)
+      return invalid(F, describe(A) + " is at position " + llvm::Twine(I));
+    InTypes.clear();
+    for (size_t K = 0; K < A.inputs().size(); ++K) {
+      const Variable *In = A.inputs()[K];
+      if (!Owned(In))
+        return invalid(F, describe(A) + ": input " + llvm::Twine(K) +
+                              " is not a variable of the function");
+      if (In->kind() == Variable::Result) {
+        const Apply *P = In->owner();
+        if (!P || P->id() >= I || Nodes[P->id()] != P ||
+            P->outputs().size() <= In->outputIndex() ||
+            P->output(In->outputIndex()) != In)
+          return invalid(F, describe(A) + ": input " + llvm::Twine(K) + " (" +
+                                In->displayName() +
+                                ") is not made by an Apply before it");
+      }
+      if (In->kind() == Variable::SharedRead &&
+          (!In->shared() || In->shared()->Type != In->type()))
+        return invalid(F, describe(A) + ": input " + llvm::Twine(K) +
+                              " reads a shared variable of another type");
+      InTypes.push_back(In->type());
+    }
+    llvm::Expected<std::vector<TensorType>> Want = A.op().inferTypes(InTypes);
+    if (!Want)
+      return invalid(F, describe(A) + ": its op rejects inputs of types " +
+                            typesStr(InTypes) + ": " +
+                            llvm::toString(Want.takeError()));
+    std::vector<TensorType> Have;
+    for (const Variable *Out : A.outputs())
+      Have.push_back(Out->type());
+    if (Have != *Want)
+      return invalid(F, describe(A) + ": its outputs have types " +
+                            typesStr(Have) + ", but its op gives " +
+                            typesStr(*Want));
+    for (size_t K = 0; K < A.outputs().size(); ++K) {
+      const Variable *Out = A.outputs()[K];
+      if (!Owned(Out) || Out->kind() != Variable::Result ||
+          Out->owner() != &A || Out->outputIndex() != K)
+        return invalid(F, describe(A) + ": output " + llvm::Twine(K) +
+                              " is not its own");
+    }
+  }
+
+  for (size_t I = 0; I < F.outputs().size(); ++I)
+    if (!Owned(F.outputs()[I]))
+      return invalid(F, "output " + llvm::Twine(I) +
+                            " is not a variable of the function");
+
+  llvm::DenseSet<const SharedVariable *> Updated;
+  for (const Update &U : F.updates()) {
+    if (!U.Target ||
+        (F.module() && F.module()->lookupShared(U.Target->Name) != U.Target))
+      return invalid(F, "an update targets a variable that is not a shared "
+                        "variable of the module");
+    if (!Updated.insert(U.Target).second)
+      return invalid(F, "shared variable '" + U.Target->Name +
+                            "' is updated twice");
+    if (!Owned(U.Value))
+      return invalid(F, "the update of '" + U.Target->Name +
+                            "' is not a variable of the function");
+    if (!storableIn(U.Value->type(), U.Target->Type))
+      return invalid(F, "the update of '" + U.Target->Name + "' has type " +
+                            U.Value->type().str() +
+                            ", but the shared variable is " +
+                            U.Target->Type.str());
+  }
+  return Error::success();
+}
