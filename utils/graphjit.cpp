@@ -89,6 +89,20 @@ static cl::opt<bool> ProfileOpt(
     cl::desc("Profile the function and print Theano's report after the "
              "calls"),
     cl::cat(ProfileCategory));
+// The optimizer: the options share their names with GRAPHJIT_FLAGS.
+static cl::opt<std::string> OptimizerOpt(
+    "optimizer",
+    cl::desc("The graph optimizer: fast_run (default), fast_compile, merge "
+             "or None (docs/optimizer.md)"),
+    cl::cat(Category));
+static cl::opt<std::string> OptimizerExcluding(
+    "optimizer_excluding",
+    cl::desc("Rewrites or tags to leave out, separated by ':' (e.g. "
+             "fusion:inplace)"),
+    cl::cat(Category));
+static cl::opt<std::string> OptimizerIncluding(
+    "optimizer_including",
+    cl::desc("Rewrites or tags to add, separated by ':'"), cl::cat(Category));
 static cl::opt<bool> ProfileMemory(
     "profile-memory",
     cl::desc("Profile (as -profile) with the Memory Profile section: "
@@ -381,6 +395,12 @@ static int run() {
     PF.ProfilingDebugprint = ProfileDebugPrint;
   if (IgnoreFirstCall.getNumOccurrences())
     PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
+  if (OptimizerOpt.getNumOccurrences())
+    PF.Optimizer = OptimizerOpt;
+  if (OptimizerExcluding.getNumOccurrences())
+    PF.OptimizerExcluding = OptimizerExcluding;
+  if (OptimizerIncluding.getNumOccurrences())
+    PF.OptimizerIncluding = OptimizerIncluding;
   if (MinMemorySize.getNumOccurrences())
     PF.ProfilingMinMemorySize = MinMemorySize;
   if (AllowGC.getNumOccurrences())
@@ -421,14 +441,15 @@ static int run() {
   if (PrintCompileTime) {
     const CompileTimes &T = (*Fn)->compileTimes();
     unsigned Compiled = 0;
-    for (unsigned I = 0; I < F->numApplies(); ++I)
+    const FunctionGraph &Ran = (*Fn)->graph();
+    for (unsigned I = 0; I < Ran.numApplies(); ++I)
       Compiled += (*Fn)->isCompiled(I);
     outs() << format("  compile time %.6fs: rewrite %.6fs, lower %.6fs, "
                      "optimize %.6fs, codegen %.6fs, link %.6fs%s\n",
                      T.total(), T.Rewrite, T.Lower, T.Optimize, T.Codegen,
                      T.Link, T.Cached ? " (object from the compile cache)"
                                       : "");
-    outs() << "  " << Compiled << " of " << F->numApplies()
+    outs() << "  " << Compiled << " of " << Ran.numApplies()
            << " Apply nodes run JIT code (C), the others perform (Py)\n";
   }
   for (unsigned I = 0; I < Results.size(); ++I)

@@ -38,6 +38,12 @@ struct Flags {
   bool ProfilingIgnoreFirstCall = false;
   /// Memory Profile rows whose outputs take fewer bytes are only counted.
   unsigned ProfilingMinMemorySize = 1024;
+  /// The graph optimizer (docs/optimizer.md): fast_run, fast_compile,
+  /// merge or None; rewrites or tags to leave out and to add, separated
+  /// by ':' ("fusion:inplace").
+  std::string Optimizer = "fast_run";
+  std::string OptimizerExcluding;
+  std::string OptimizerIncluding;
 };
 
 /// Parses "NAME=VALUE,NAME=VALUE" over Base. Booleans are True/False (also

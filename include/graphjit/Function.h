@@ -19,10 +19,12 @@
 #define GRAPHJIT_FUNCTION_H
 
 #include "graphjit/Graph.h"
+#include "graphjit/Rewrite.h"
 #include "graphjit/NDArray.h"
 #include "llvm/Support/Error.h"
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace graphjit {
@@ -60,6 +62,10 @@ struct CompileTimes {
 
 struct CompileOptions {
   LinkerKind Linker = LinkerKind::CPy;
+  /// The graph optimizer's settings (docs/optimizer.md); unset: those of
+  /// GRAPHJIT_FLAGS (optimizer, optimizer_excluding, optimizer_including;
+  /// fast_run by default).
+  std::optional<RewriteOptions> Rewrite;
   /// Free every intermediate after its last use (Theano's allow_gc).
   bool AllowGC = true;
   /// The LLVM optimization level, 0 to 3.
@@ -113,7 +119,10 @@ public:
   llvm::Expected<std::vector<NDArray>> call(llvm::ArrayRef<NDArray> Inputs,
                                             const DimBindings &Given = {});
 
+  /// The graph that runs: the one compiled, as the optimizer rewrote it.
   const FunctionGraph &graph() const { return Graph; }
+  /// What the optimizer did (empty with optimizer=None).
+  const RewriteReport &rewriteReport() const { return Rewrites; }
   const CompileTimes &compileTimes() const { return Times; }
   /// Whether Apply ApplyId runs JIT code ("C") or its op's perform ("Py").
   bool isCompiled(unsigned ApplyId) const;
@@ -131,7 +140,8 @@ public:
 
 private:
   struct JitCode;
-  Function(FunctionGraph &F, const CompileOptions &Opts);
+  Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> Rewritten,
+           const CompileOptions &Opts);
   llvm::Error jitCompile();
   llvm::Expected<std::vector<NDArray>> callIn(CallState &S,
                                               llvm::ArrayRef<NDArray> Inputs,
@@ -139,8 +149,11 @@ private:
   llvm::Error runNodes(CallState &S, const ExecContext &Ctx);
   llvm::Error startProfiling(const CompiledCode *Code);
 
+  /// The optimizer's result, when it ran; Graph refers to it then.
+  std::unique_ptr<FunctionGraph> Rewritten;
   FunctionGraph &Graph;
   CompileOptions Opts;
+  RewriteReport Rewrites;
   Schedule Sched;
   CompileTimes Times;
   std::vector<Apply *> ById; ///< Applies by id.

@@ -37,6 +37,12 @@ static const FlagInfo Known[] = {
      [](Flags &F) -> void * { return &F.ProfilingIgnoreFirstCall; }},
     {"profiling__min_memory_size", Kind::Unsigned,
      [](Flags &F) -> void * { return &F.ProfilingMinMemorySize; }},
+    {"optimizer", Kind::String,
+     [](Flags &F) -> void * { return &F.Optimizer; }},
+    {"optimizer_excluding", Kind::String,
+     [](Flags &F) -> void * { return &F.OptimizerExcluding; }},
+    {"optimizer_including", Kind::String,
+     [](Flags &F) -> void * { return &F.OptimizerIncluding; }},
 };
 
 std::string graphjit::knownFlagNames() {

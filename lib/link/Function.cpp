@@ -58,9 +58,26 @@ struct Function::JitCode {
   }
 };
 
-Function::Function(FunctionGraph &F, const CompileOptions &Opts)
-    : Graph(F), Opts(Opts), Sched(makeSchedule(F)), ById(F.applies()),
-      Plan(std::make_unique<CallPlan>(F, Sched)) {}
+Function::Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> R,
+                   const CompileOptions &Opts)
+    : Rewritten(std::move(R)), Graph(Rewritten ? *Rewritten : F), Opts(Opts),
+      Sched(makeSchedule(Graph)), ById(Graph.applies()),
+      Plan(std::make_unique<CallPlan>(Graph, Sched)) {}
+
+// The optimizer's settings: the options', else the flags'.
+static Expected<RewriteOptions> rewriteOptions(const CompileOptions &O,
+                                               const Flags &F) {
+  if (O.Rewrite)
+    return *O.Rewrite;
+  RewriteOptions R;
+  R.Optimizer = F.Optimizer;
+  R.Excluding = splitRewriteTags(F.OptimizerExcluding);
+  R.Including = splitRewriteTags(F.OptimizerIncluding);
+  // Checked here, so that a bad flag is reported even for optimizer=None.
+  if (Expected<std::vector<std::string>> Names = selectedRewrites(R); !Names)
+    return Names.takeError();
+  return R;
+}
 
 Function::~Function() {
   // The final numbers, while the instrumented code's counters exist.
@@ -165,7 +182,22 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
   O.AllowGC &= Fl->AllowGC;
   if ((Fl->Profile || Fl->ProfileMemory) && !O.ProfileInto && !O.Profile)
     O.ProfileInto = processProfileStats();
-  std::unique_ptr<Function> Fn(new Function(F, O));
+  Expected<RewriteOptions> RO = rewriteOptions(O, *Fl);
+  if (!RO)
+    return RO.takeError();
+  // optimizer=None compiles the graph as written.
+  std::unique_ptr<FunctionGraph> Rewritten;
+  RewriteReport Report;
+  if (RO->Optimizer != "None") {
+    Expected<std::unique_ptr<FunctionGraph>> G =
+        rewriteFunction(F, *RO, &Report);
+    if (!G)
+      return G.takeError();
+    Rewritten = std::move(*G);
+  }
+  std::unique_ptr<Function> Fn(new Function(F, std::move(Rewritten), O));
+  Fn->Rewrites = std::move(Report);
+  Fn->Times.Rewrite = Fn->Rewrites.Seconds; // Validation included.
   if (O.Linker != LinkerKind::Py)
     if (Error E = Fn->jitCompile())
       return E;
