@@ -23,6 +23,10 @@
 
 namespace graphjit {
 
+/// Whether a value of type From can update a shared variable of type To:
+/// same dtype and rank, and no dim known in both that differs.
+bool storableIn(const TensorType &From, const TensorType &To);
+
 class FunctionBuilder {
 public:
   FunctionBuilder(GraphModule &M, std::string Name, SourceLoc Loc = {});

@@ -152,9 +152,7 @@ Expected<Variable *> FunctionBuilder::apply(llvm::StringRef OpName,
   return (*Outs)[0];
 }
 
-// Whether a value of type From can be stored in a variable of type To:
-// same dtype, same rank, and no dim that is known to differ.
-static bool storableIn(const TensorType &From, const TensorType &To) {
+bool graphjit::storableIn(const TensorType &From, const TensorType &To) {
   if (From.Dtype != To.Dtype || From.rank() != To.rank())
     return false;
   for (unsigned I = 0; I < From.rank(); ++I)

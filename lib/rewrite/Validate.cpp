@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Builder.h"
 #include "graphjit/Rewrite.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -33,18 +34,6 @@ std::string typesStr(llvm::ArrayRef<TensorType> Ts) {
   for (const TensorType &T : Ts)
     S += (S.empty() ? "" : ", ") + T.str();
   return S;
-}
-
-/// As FunctionBuilder::update accepts: same dtype and rank, no known dim
-/// that differs.
-bool storableIn(const TensorType &From, const TensorType &To) {
-  if (From.Dtype != To.Dtype || From.rank() != To.rank())
-    return false;
-  for (unsigned I = 0; I < From.rank(); ++I)
-    if (From.Dims[I].isKnown() && To.Dims[I].isKnown() &&
-        From.Dims[I].Size != To.Dims[I].Size)
-      return false;
-  return true;
 }
 
 Error invalid(const FunctionGraph &F, const llvm::Twine &Why) {
