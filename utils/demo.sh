@@ -16,3 +16,6 @@ run "$ex/mlp.graph" -function=predict -dim=n=8
 
 # Where the time goes: Theano's profile, per Class, Op and Apply.
 run "$ex/logistic_regression.graph" -function=train -dim=n=400 -calls=100 -profile -profiling__n_apply=8
+
+# Where the memory goes: the simulated peaks next to the measured one.
+run "$ex/mlp.graph" -function=train -dim=n=128 -calls=3 -profile-memory -profiling__n_apply=5
