@@ -372,7 +372,6 @@ static int run() {
   if (!K)
     return fail(K.takeError());
   Opts.Linker = *K;
-  Opts.AllowGC = AllowGC;
   Opts.OptLevel = OptLevel;
   Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm};
   Opts.LLVMInput = JitLLVM;
@@ -407,8 +406,7 @@ static int run() {
     PF.AllowGC = AllowGC;
   if (ProfileMemory)
     PF.ProfileMemory = true;
-  Opts.ProfileMemory = PF.ProfileMemory;
-  Opts.AllowGC = PF.AllowGC;
+  // Function::compile reads profile_memory and allow_gc from the flags.
   std::shared_ptr<ProfileStats> Stats;
   if (ProfileOpt || ProfileMemory || !ProfileJSON.empty()) {
     Stats = std::make_shared<ProfileStats>();

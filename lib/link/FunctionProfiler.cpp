@@ -40,7 +40,8 @@ void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
   FunctionMemory &M = Base.Memory;
   M.Recorded = true;
   SeenBytes.reset(new std::atomic<uint64_t>[F.variables().size()]());
-  HasAliasedOutput.assign(F.numApplies(), false);
+  SeenAllocating.reset(new std::atomic<bool>[F.variables().size()]());
+  SharesWith.assign(F.variables().size(), -1);
   M.AllowGC = AllowGC;
   for (const Variable *V : F.outputs())
     M.KeptVars.push_back(V->id());
@@ -56,33 +57,40 @@ void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
       O.Var = A->output(I)->id();
       O.Kind = aliasKindName(Alias.K);
       O.Input = Alias.Input;
+      if (Alias.K != OutputAlias::Created && Alias.Input >= 0 &&
+          unsigned(Alias.Input) < A->inputs().size())
+        SharesWith[O.Var] = A->inputs()[Alias.Input]->id();
       P.OutputMem.push_back(std::move(O));
-      if (Alias.K != OutputAlias::Created)
-        HasAliasedOutput[A->id()] = true;
     }
   }
+}
+
+/// Whether Out, declared to share the memory of variable SharedVar (-1:
+/// created), has memory of its own.
+static bool allocatedAlone(const NDArray &Out, int SharedVar,
+                           const std::vector<NDArray> &Values) {
+  return SharedVar >= 0 && !Out.sharesBufferWith(Values[SharedVar]);
 }
 
 void FunctionProfiler::recordOutputSizes(const Apply &A,
                                          const std::vector<NDArray> &Values) {
   // Every call comes here: take the lock only for what is new (a larger
-  // size, a view seen allocating), not for a size seen before.
+  // size, a view seen allocating for the first time). OutputMem's Var
+  // fields never change after setMemory().
   const ApplyProfile &Unlocked = Base.Applies[A.id()];
   bool News = false;
-  for (unsigned I = 0; I < Unlocked.OutputMem.size() && !News; ++I) {
-    int Var = Unlocked.OutputMem[I].Var;
-    const NDArray &Out = Values[Var];
-    News = !Out.isNull() &&
-           Out.numBytes() + 1 > SeenBytes[Var].load(std::memory_order_relaxed);
+  for (const OutputMemory &O : Unlocked.OutputMem) {
+    const NDArray &Out = Values[O.Var];
+    News |= !Out.isNull() &&
+            (Out.numBytes() + 1 >
+                 SeenBytes[O.Var].load(std::memory_order_relaxed) ||
+             (!SeenAllocating[O.Var].load(std::memory_order_relaxed) &&
+              allocatedAlone(Out, SharesWith[O.Var], Values)));
   }
-  // Views and in-place outputs are checked under the lock (they are few).
-  News |= HasAliasedOutput[A.id()];
   if (!News)
     return;
   std::lock_guard<std::mutex> Guard(TensorLock);
-  ApplyProfile &P = Base.Applies[A.id()];
-  for (unsigned I = 0; I < P.OutputMem.size(); ++I) {
-    OutputMemory &O = P.OutputMem[I];
+  for (OutputMemory &O : Base.Applies[A.id()].OutputMem) {
     const NDArray &Out = Values[O.Var];
     if (Out.isNull())
       continue;
@@ -92,11 +100,10 @@ void FunctionProfiler::recordOutputSizes(const Apply &A,
       O.Bytes = Out.numBytes();
       O.Shape.assign(Out.shape().begin(), Out.shape().end());
     }
-    // A declared view or in-place output must share its input's buffer.
-    if (O.Kind != "created" && O.Input >= 0 &&
-        unsigned(O.Input) < A.inputs().size() &&
-        !Out.sharesBufferWith(Values[A.inputs()[O.Input]->id()]))
+    if (allocatedAlone(Out, SharesWith[O.Var], Values)) {
+      SeenAllocating[O.Var].store(true);
       O.Allocated = true;
+    }
   }
 }
 

@@ -90,7 +90,10 @@ private:
   /// By Variable id: the largest size an output was seen with, plus one
   /// (0: never seen); read without the lock (profile_memory).
   std::unique_ptr<std::atomic<uint64_t>[]> SeenBytes;
-  std::vector<bool> HasAliasedOutput; ///< By Apply id.
+  /// By Variable id: a view or in-place output was seen with memory of its
+  /// own; and the variable whose memory it is declared to share (-1: none).
+  std::unique_ptr<std::atomic<bool>[]> SeenAllocating;
+  std::vector<int> SharesWith;
   mutable std::mutex TensorLock;
   /// Counters when the first call ended, subtracted when it is ignored.
   std::vector<gj_apply_counter> FirstCall;

@@ -190,15 +190,72 @@ private:
       return fail(child(Path, Key), "missing");
     return V;
   }
+  /// Member Key converted by Convert (json::Value -> optional<T>): an
+  /// error saying "expected WHAT" when it does not convert; Out is left as
+  /// it is when an optional member is absent.
+  template <typename T, typename ConvertFn>
+  Error getMember(const json::Object &O, StringRef Key, const std::string &Path,
+                  bool Required, T &Out, ConvertFn Convert,
+                  const char *What) const {
+    auto V = member(O, Key, Path, Required);
+    if (!V)
+      return V.takeError();
+    if (!*V)
+      return Error::success();
+    std::optional<T> X = Convert(**V);
+    if (!X)
+      return fail(child(Path, Key), Twine("expected ") + What);
+    Out = std::move(*X);
+    return Error::success();
+  }
   Error getString(const json::Object &O, StringRef Key, const std::string &Path,
-                  bool Required, std::string &Out) const;
+                  bool Required, std::string &Out) const {
+    return getMember(
+        O, Key, Path, Required, Out,
+        [](const json::Value &V) -> std::optional<std::string> {
+          if (std::optional<StringRef> S = V.getAsString())
+            return S->str();
+          return std::nullopt;
+        },
+        "a string");
+  }
   Error getUInt(const json::Object &O, StringRef Key, const std::string &Path,
-                bool Required, uint64_t &Out) const;
+                bool Required, uint64_t &Out) const {
+    return getMember(
+        O, Key, Path, Required, Out,
+        [](const json::Value &V) { return V.getAsUINT64(); },
+        "an integer >= 0");
+  }
   /// A finite number >= 0.
   Error getSeconds(const json::Object &O, StringRef Key,
-                   const std::string &Path, bool Required, double &Out) const;
+                   const std::string &Path, bool Required, double &Out) const {
+    if (Error E = getMember(
+            O, Key, Path, Required, Out,
+            [](const json::Value &V) { return V.getAsNumber(); }, "a number"))
+      return E;
+    if (!std::isfinite(Out) || Out < 0)
+      return fail(child(Path, Key), "expected a finite number >= 0");
+    return Error::success();
+  }
   Error getBool(const json::Object &O, StringRef Key, const std::string &Path,
-                bool Required, bool &Out) const;
+                bool Required, bool &Out) const {
+    return getMember(
+        O, Key, Path, Required, Out,
+        [](const json::Value &V) { return V.getAsBoolean(); },
+        "true or false");
+  }
+  Error getInt32(const json::Object &O, StringRef Key, const std::string &Path,
+                 bool Required, int &Out) const {
+    return getMember(
+        O, Key, Path, Required, Out,
+        [](const json::Value &V) -> std::optional<int> {
+          std::optional<int64_t> N = V.getAsInteger();
+          if (!N || *N < INT32_MIN || *N > INT32_MAX)
+            return std::nullopt;
+          return int(*N);
+        },
+        "a 32-bit integer");
+  }
   Expected<const json::Array *> getArray(const json::Object &O, StringRef Key,
                                          const std::string &Path,
                                          bool Required) const;
@@ -218,8 +275,6 @@ private:
                     std::vector<TensorInfo> &Out) const;
   Error readCompile(const json::Object &O, const std::string &Path,
                     CompileSplit &Out) const;
-  Error getInt32(const json::Object &O, StringRef Key, const std::string &Path,
-                 bool Required, int &Out) const;
   Error readOutputMemory(const json::Value &V, const std::string &Path,
                          size_t NumInputs, OutputMemory &Out) const;
   Error readApplyMemory(const json::Object &O, const std::string &Path,
@@ -231,68 +286,6 @@ private:
   Error readFunction(const json::Value &V, const std::string &Path,
                      FunctionProfile &Out) const;
 };
-
-Error ProfileReader::getString(const json::Object &O, StringRef Key,
-                               const std::string &Path, bool Required,
-                               std::string &Out) const {
-  auto V = member(O, Key, Path, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return Error::success();
-  std::optional<StringRef> S = (*V)->getAsString();
-  if (!S)
-    return fail(child(Path, Key), "expected a string");
-  Out = S->str();
-  return Error::success();
-}
-
-Error ProfileReader::getUInt(const json::Object &O, StringRef Key,
-                             const std::string &Path, bool Required,
-                             uint64_t &Out) const {
-  auto V = member(O, Key, Path, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return Error::success();
-  std::optional<uint64_t> N = (*V)->getAsUINT64();
-  if (!N)
-    return fail(child(Path, Key), "expected an integer >= 0");
-  Out = *N;
-  return Error::success();
-}
-
-Error ProfileReader::getSeconds(const json::Object &O, StringRef Key,
-                                const std::string &Path, bool Required,
-                                double &Out) const {
-  auto V = member(O, Key, Path, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return Error::success();
-  std::optional<double> D = (*V)->getAsNumber();
-  if (!D)
-    return fail(child(Path, Key), "expected a number");
-  if (!std::isfinite(*D) || *D < 0)
-    return fail(child(Path, Key), "expected a finite number >= 0");
-  Out = *D;
-  return Error::success();
-}
-
-Error ProfileReader::getBool(const json::Object &O, StringRef Key,
-                             const std::string &Path, bool Required,
-                             bool &Out) const {
-  auto V = member(O, Key, Path, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return Error::success();
-  std::optional<bool> B = (*V)->getAsBoolean();
-  if (!B)
-    return fail(child(Path, Key), "expected true or false");
-  Out = *B;
-  return Error::success();
-}
 
 Expected<const json::Array *> ProfileReader::getArray(const json::Object &O,
                                                       StringRef Key,
@@ -379,21 +372,6 @@ Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
     if (Error E = getSeconds(**C, Key, CPath, false, *Field))
       return E;
   return getBool(**C, "cached", CPath, false, Out.Cached);
-}
-
-Error ProfileReader::getInt32(const json::Object &O, StringRef Key,
-                              const std::string &Path, bool Required,
-                              int &Out) const {
-  auto V = member(O, Key, Path, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return Error::success();
-  std::optional<int64_t> N = (*V)->getAsInteger();
-  if (!N || *N < INT32_MIN || *N > INT32_MAX)
-    return fail(child(Path, Key), "expected a 32-bit integer");
-  Out = int(*N);
-  return Error::success();
 }
 
 Error ProfileReader::readOutputMemory(const json::Value &V,

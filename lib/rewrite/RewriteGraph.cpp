@@ -3,6 +3,7 @@
 #include "RewriteGraph.h"
 #include "graphjit/OpRegistry.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringExtras.h"
 #include <algorithm>
 #include <cstring>
 
@@ -12,11 +13,8 @@ using llvm::Expected;
 
 std::string rewrite::describeNode(const RNode &N) {
   std::string S = "Apply " + N.OpName + " (" + N.Loc.str();
-  if (!N.MadeBy.empty()) {
-    S += ", made by ";
-    for (size_t I = 0; I < N.MadeBy.size(); ++I)
-      S += (I ? ", " : "") + N.MadeBy[I];
-  }
+  if (!N.MadeBy.empty())
+    S += ", made by " + llvm::join(N.MadeBy, ", ");
   return S + ")";
 }
 
