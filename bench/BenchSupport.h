@@ -10,8 +10,11 @@
 #include "graphjit/Function.h"
 #include "graphjit/Random.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 namespace graphjit::bench {
 
@@ -37,6 +40,25 @@ inline void callOrDie(Function &Fn, const std::vector<NDArray> &In) {
     llvm::errs() << llvm::toString(R.takeError()) << "\n";
     std::exit(1);
   }
+}
+
+/// Median seconds per call of A and of B, timed in alternation (so that the
+/// machine's drift hits both alike).
+inline std::pair<double, double> sideBySide(Function &A, Function &B,
+                                            const std::vector<NDArray> &In,
+                                            int Reps, int Inner) {
+  std::vector<double> TA, TB;
+  for (int R = 0; R < Reps; ++R) {
+    for (auto [Fn, T] : {std::pair{&A, &TA}, std::pair{&B, &TB}}) {
+      double Start = now();
+      for (int I = 0; I < Inner; ++I)
+        callOrDie(*Fn, In);
+      T->push_back((now() - Start) / Inner);
+    }
+  }
+  std::sort(TA.begin(), TA.end());
+  std::sort(TB.begin(), TB.end());
+  return {TA[TA.size() / 2], TB[TB.size() / 2]};
 }
 
 inline NDArray randomArray(DType T, const Shape &S, uint64_t Seed) {

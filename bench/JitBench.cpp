@@ -113,12 +113,12 @@ static void benchTrainStep(const char *File, int64_t N, DType T, Shape X,
   double TJit = timeIt([&] { callOrDie(*Jit, In); }, 7, 5);
   double TPy = timeIt([&] { callOrDie(*Py, In); }, 7, 5);
   unsigned Compiled = 0;
-  for (unsigned I = 0; I < F->numApplies(); ++I)
+  for (unsigned I = 0; I < Jit->graph().numApplies(); ++I)
     Compiled += Jit->isCompiled(I);
   outs() << format("%s train step (n=%lld): c|py %.3f ms, py %.3f ms, "
                    "c|py/py time %.2f (%u of %zu Applies compiled)\n",
                    File, (long long)N, TJit * 1e3, TPy * 1e3, TJit / TPy,
-                   Compiled, F->numApplies());
+                   Compiled, Jit->graph().numApplies());
 }
 
 static void benchCallOverhead() {

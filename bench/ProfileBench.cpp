@@ -33,29 +33,18 @@ using llvm::outs;
 
 enum class Profiling { None, Time, Memory };
 
-static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, Profiling P) {
+/// Optimizer None keeps the chain's 1,000 Applies (fusion would make a few
+/// Composites of them); the train steps run as optimized.
+static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, Profiling P,
+                                              const char *Optimizer = nullptr) {
   CompileOptions O;
+  if (Optimizer) {
+    O.Rewrite = RewriteOptions();
+    O.Rewrite->Optimizer = Optimizer;
+  }
   O.Profile = P != Profiling::None;
   O.ProfileMemory = P == Profiling::Memory;
   return bench::compileOrDie(F, O);
-}
-
-/// Median seconds per call of A and of B, timed in alternation.
-static std::pair<double, double> sideBySide(Function &A, Function &B,
-                                            const std::vector<NDArray> &In,
-                                            int Reps, int Inner) {
-  std::vector<double> TA, TB;
-  for (int R = 0; R < Reps; ++R) {
-    for (auto [Fn, T] : {std::pair{&A, &TA}, std::pair{&B, &TB}}) {
-      double Start = now();
-      for (int I = 0; I < Inner; ++I)
-        callOrDie(*Fn, In);
-      T->push_back((now() - Start) / Inner);
-    }
-  }
-  std::sort(TA.begin(), TA.end());
-  std::sort(TB.begin(), TB.end());
-  return {TA[TA.size() / 2], TB[TB.size() / 2]};
 }
 
 static void benchChain() {
@@ -69,9 +58,9 @@ static void benchChain() {
   Text += "}\n";
   auto M = llvm::cantFail(parseGraph(Text, "chain.graph"));
   FunctionGraph &F = *M->functions().front();
-  auto Plain = compileOrDie(F, Profiling::None);
-  auto Profiled = compileOrDie(F, Profiling::Time);
-  auto Memory = compileOrDie(F, Profiling::Memory);
+  auto Plain = compileOrDie(F, Profiling::None, "None");
+  auto Profiled = compileOrDie(F, Profiling::Time, "None");
+  auto Memory = compileOrDie(F, Profiling::Memory, "None");
   std::vector<NDArray> In = {randomArray(DType::F64, {}, 1)};
   auto [TPlain, TProf] = sideBySide(*Plain, *Profiled, In, 15, 200);
   unsigned Applies = F.numApplies();
@@ -103,7 +92,7 @@ static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {
                    (TProf / TPlain - 1) * 100,
                    P.DriverSeconds > 0 ? P.thunkSeconds() / P.DriverSeconds
                                        : 0.0,
-                   F.numApplies());
+                   Plain->graph().numApplies());
   auto [TProf2, TMem] = sideBySide(*Profiled, *Memory, In, 11, 20);
   FunctionProfile PM = Memory->profile()->profile().Functions[0];
   outs() << format("  with profile_memory: profiled %.3f ms, memory-profiled "

@@ -17,6 +17,9 @@ echo
 echo "== what profiling costs (profiled and unprofiled calls alternate)"
 "$build/bench/graphjit-profile-bench"
 echo
+echo "== what the optimizer buys (fast_run against None) and costs"
+"$build/bench/graphjit-optimizer-bench"
+echo
 echo "== train steps against NumPy (same math, same sizes)"
 /usr/bin/python3 "$root/bench/numpy_steps.py" "$gj"
 echo

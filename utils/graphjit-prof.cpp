@@ -63,6 +63,10 @@ static cl::opt<bool> NoMemory("no-memory",
                               cl::desc("Leave the Memory Profile out"),
                               cl::sub(SummaryCmd), cl::sub(MergeCmd),
                               cl::cat(ProfCategory));
+static cl::opt<bool> NoOptimizer("no-optimizer",
+                                 cl::desc("Leave the Optimizer Profile out"),
+                                 cl::sub(SummaryCmd), cl::sub(MergeCmd),
+                                 cl::cat(ProfCategory));
 static cl::opt<uint64_t> MinMemorySize(
     "min-memory-size",
     cl::desc("Memory Profile rows of Applies whose outputs take fewer bytes "
@@ -87,6 +91,7 @@ static SummaryOptions summaryOptions() {
   Opts.BandwidthGBs = BandwidthGBs;
   Opts.Tips = !NoTips;
   Opts.Memory = !NoMemory;
+  Opts.Optimizer = !NoOptimizer;
   Opts.MinMemorySize = MinMemorySize;
   return Opts;
 }
@@ -152,6 +157,7 @@ int main(int argc, char **argv) {
       "graphjit-prof: reports from graphjit profiles (JSON)\n\n"
       "  graphjit-prof summary A.json [-n-apply=N] [-n-ops=N] "
       "[-min-memory-size=BYTES]\n"
+      "                        [-no-memory] [-no-optimizer] [-no-tips]\n"
       "  graphjit-prof merge A.json B.json ... [-o OUT.json]\n"
       "  graphjit-prof diff A.json B.json\n");
   if (SummaryCmd)

@@ -2,7 +2,9 @@
 //
 // Reads a .graph file, binds or generates the inputs of one function,
 // compiles it with the chosen linker, calls it, prints the outputs and
-// optionally writes them (and the shared variables) as .npy files.
+// optionally writes them (and the shared variables) as .npy files. Or
+// prints the functions as the optimizer rewrote them (-print-graph,
+// -debugprint).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,8 @@
 #include "graphjit/Parser.h"
 #include "graphjit/Printer.h"
 #include "graphjit/Random.h"
+#include "graphjit/Rewrite.h"
+#include "profile/OptimizerReport.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -108,6 +112,11 @@ static cl::opt<bool> ProfileMemory(
     cl::desc("Profile (as -profile) with the Memory Profile section: "
              "measured and simulated peaks, per-Apply bytes"),
     cl::cat(ProfileCategory));
+static cl::opt<bool> ProfileOptimizer(
+    "profile-optimizer",
+    cl::desc("Profile (as -profile) with the Optimizer Profile section: "
+             "what each rewrite did and the run time of its Applies"),
+    cl::cat(ProfileCategory));
 static cl::opt<unsigned> MinMemorySize(
     "profiling__min_memory_size",
     cl::desc("Memory Profile rows under this many bytes are only counted "
@@ -147,14 +156,17 @@ static cl::opt<bool> AllowGC("allow-gc",
                              cl::desc("Free intermediates after their last "
                                       "use (default true)"),
                              cl::init(true), cl::cat(Category));
-static cl::opt<bool> PrintGraph("print-graph",
-                                cl::desc("Print the graph as .graph text and "
-                                         "exit"),
-                                cl::cat(Category));
-static cl::opt<bool> DebugPrint("debugprint",
-                                cl::desc("Print the function's graph as a "
-                                         "tree and exit"),
-                                cl::cat(Category));
+static cl::opt<bool> PrintGraph(
+    "print-graph",
+    cl::desc("Print the functions (or the one of -function) as .graph text, "
+             "as the optimizer rewrote them (-optimizer=None: as written), "
+             "and exit"),
+    cl::cat(Category));
+static cl::opt<bool> DebugPrint(
+    "debugprint",
+    cl::desc("Print the function's graph as a tree, as the optimizer "
+             "rewrote it, and exit"),
+    cl::cat(Category));
 static cl::opt<bool> ListOps("list-ops", cl::desc("List the ops and exit"),
                              cl::cat(Category));
 static cl::opt<unsigned>
@@ -314,7 +326,7 @@ static Error writeOutputs(const FunctionGraph &F,
 // Prints the report where the flags say and writes the JSON if asked.
 static Error reportProfile(const ProfileStats &Stats, const Flags &PF) {
   outs().flush(); // The report writes to the file descriptor itself.
-  if (ProfileOpt || ProfileMemory)
+  if (ProfileOpt || ProfileMemory || ProfileOptimizer)
     if (Error E = Stats.report(PF))
       return E;
   if (ProfileJSON.empty())
@@ -325,6 +337,123 @@ static Error reportProfile(const ProfileStats &Stats, const Flags &PF) {
     return createStringError("cannot write '" + ProfileJSON +
                              "': " + EC.message());
   writeProfileJSON(OS, Stats.profile());
+  return Error::success();
+}
+
+// GRAPHJIT_FLAGS, overridden by the options of the same names.
+static Expected<Flags> commandLineFlags() {
+  Expected<const Flags &> EnvFlags = processFlags();
+  if (!EnvFlags)
+    return EnvFlags.takeError();
+  Flags PF = *EnvFlags;
+  if (NApply.getNumOccurrences())
+    PF.ProfilingNApply = NApply;
+  if (NOps.getNumOccurrences())
+    PF.ProfilingNOps = NOps;
+  if (ProfileDebugPrint.getNumOccurrences())
+    PF.ProfilingDebugprint = ProfileDebugPrint;
+  if (IgnoreFirstCall.getNumOccurrences())
+    PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
+  if (OptimizerOpt.getNumOccurrences())
+    PF.Optimizer = OptimizerOpt;
+  if (OptimizerExcluding.getNumOccurrences())
+    PF.OptimizerExcluding = OptimizerExcluding;
+  if (OptimizerIncluding.getNumOccurrences())
+    PF.OptimizerIncluding = OptimizerIncluding;
+  if (MinMemorySize.getNumOccurrences())
+    PF.ProfilingMinMemorySize = MinMemorySize;
+  if (AllowGC.getNumOccurrences())
+    PF.AllowGC = AllowGC;
+  if (ProfileMemory)
+    PF.ProfileMemory = true;
+  if (ProfileOptimizer)
+    PF.ProfileOptimizer = true;
+  return PF;
+}
+
+// The function -function names, else the first.
+static Expected<FunctionGraph *> chosenFunction(const GraphModule &M) {
+  if (M.functions().empty())
+    return createStringError(InputFile + ": the file defines no function");
+  if (FunctionName.empty())
+    return M.functions().front().get();
+  if (FunctionGraph *F = M.lookupFunction(FunctionName))
+    return F;
+  std::string Known;
+  for (const auto &G : M.functions())
+    Known += (Known.empty() ? "" : ", ") + G->name();
+  return createStringError("no function named '" + FunctionName + "' in " +
+                           InputFile + " (it defines: " + Known + ")");
+}
+
+// F as the optimizer of the flags rewrites it; null with optimizer=None
+// (F as written).
+static Expected<std::unique_ptr<FunctionGraph>>
+rewritten(const FunctionGraph &F, const Flags &PF) {
+  RewriteOptions O;
+  O.Optimizer = PF.Optimizer;
+  O.Excluding = splitRewriteTags(PF.OptimizerExcluding);
+  O.Including = splitRewriteTags(PF.OptimizerIncluding);
+  // Checked for None too, as Function::compile does.
+  if (Expected<std::vector<std::string>> Names = selectedRewrites(O); !Names)
+    return Names.takeError();
+  if (O.Optimizer == "None")
+    return nullptr;
+  return rewriteFunction(F, O);
+}
+
+// Comment lines after a rewritten function: what each rewritten Apply
+// stands for and which rewrites made it (the printer has no place for them
+// in the statements).
+static void printProvenance(const FunctionGraph &G, raw_ostream &OS) {
+  FunctionProfile P = describeFunction(G);
+  bool Header = false;
+  for (const ApplyProfile &A : P.Applies) {
+    std::string From = profile::provenanceText(A);
+    if (From.empty())
+      continue;
+    if (!Header)
+      OS << "# rewritten by the optimizer:\n";
+    Header = true;
+    OS << "#   " << A.Name << ": " << From << "\n";
+  }
+}
+
+// -print-graph: the shared variables as printModule writes them, then each
+// function (or the one of -function) as the optimizer rewrote it.
+static Error printRewritten(const GraphModule &M, const Flags &PF) {
+  std::vector<const FunctionGraph *> Functions;
+  if (FunctionName.empty()) {
+    for (const auto &F : M.functions())
+      Functions.push_back(F.get());
+  } else {
+    Expected<FunctionGraph *> F = chosenFunction(M);
+    if (!F)
+      return F.takeError();
+    Functions.push_back(*F);
+  }
+  // Everything is rewritten before anything is printed: an error prints
+  // nothing.
+  std::vector<std::unique_ptr<FunctionGraph>> Rewritten;
+  for (const FunctionGraph *F : Functions) {
+    Expected<std::unique_ptr<FunctionGraph>> G = rewritten(*F, PF);
+    if (!G)
+      return G.takeError();
+    Rewritten.push_back(std::move(*G));
+  }
+  for (const auto &S : M.sharedVariables())
+    outs() << "shared " << S->Name << ": " << S->Type.str() << " = "
+           << S->Init.str() << "\n";
+  bool First = M.sharedVariables().empty();
+  for (size_t I = 0; I < Functions.size(); ++I) {
+    if (!First)
+      outs() << "\n";
+    First = false;
+    const FunctionGraph &G = Rewritten[I] ? *Rewritten[I] : *Functions[I];
+    printFunction(G, outs());
+    if (Rewritten[I])
+      printProvenance(G, outs());
+  }
   return Error::success();
 }
 
@@ -340,24 +469,24 @@ static int run() {
   Expected<std::unique_ptr<GraphModule>> M = parseGraphFile(InputFile);
   if (!M)
     return fail(M.takeError());
+  // GRAPHJIT_FLAGS first, then the options of the same names.
+  Expected<Flags> PF = commandLineFlags();
+  if (!PF)
+    return fail(PF.takeError());
   if (PrintGraph) {
-    printModule(**M, outs());
+    if (Error E = printRewritten(**M, *PF))
+      return fail(std::move(E));
     return 0;
   }
-  if ((*M)->functions().empty())
-    return fail(InputFile + ": the file defines no function");
-  FunctionGraph *F = FunctionName.empty()
-                         ? (*M)->functions().front().get()
-                         : (*M)->lookupFunction(FunctionName);
-  if (!F) {
-    std::string Known;
-    for (const auto &G : (*M)->functions())
-      Known += (Known.empty() ? "" : ", ") + G->name();
-    return fail("no function named '" + FunctionName + "' in " + InputFile +
-                " (it defines: " + Known + ")");
-  }
+  Expected<FunctionGraph *> Chosen = chosenFunction(**M);
+  if (!Chosen)
+    return fail(Chosen.takeError());
+  FunctionGraph *F = *Chosen;
   if (DebugPrint) {
-    debugPrint(*F, outs());
+    Expected<std::unique_ptr<FunctionGraph>> G = rewritten(*F, *PF);
+    if (!G)
+      return fail(G.takeError());
+    debugPrint(*G ? **G : *F, outs());
     return 0;
   }
   if (Error E = (*M)->initShared())
@@ -381,44 +510,20 @@ static int run() {
       !(EmitLLVM.empty() && EmitLLVMOptimized.empty() && EmitAsm.empty()))
     return fail("-emit-llvm, -emit-llvm-optimized and -emit-asm need a JIT "
                 "linker (c|py or c), not py");
-  // GRAPHJIT_FLAGS first, then the options of the same names.
-  Expected<const Flags &> EnvFlags = processFlags();
-  if (!EnvFlags)
-    return fail(EnvFlags.takeError());
-  Flags PF = *EnvFlags;
-  if (NApply.getNumOccurrences())
-    PF.ProfilingNApply = NApply;
-  if (NOps.getNumOccurrences())
-    PF.ProfilingNOps = NOps;
-  if (ProfileDebugPrint.getNumOccurrences())
-    PF.ProfilingDebugprint = ProfileDebugPrint;
-  if (IgnoreFirstCall.getNumOccurrences())
-    PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
-  if (OptimizerOpt.getNumOccurrences())
-    PF.Optimizer = OptimizerOpt;
-  if (OptimizerExcluding.getNumOccurrences())
-    PF.OptimizerExcluding = OptimizerExcluding;
-  if (OptimizerIncluding.getNumOccurrences())
-    PF.OptimizerIncluding = OptimizerIncluding;
-  if (MinMemorySize.getNumOccurrences())
-    PF.ProfilingMinMemorySize = MinMemorySize;
-  if (AllowGC.getNumOccurrences())
-    PF.AllowGC = AllowGC;
-  if (ProfileMemory)
-    PF.ProfileMemory = true;
-  // Function::compile reads profile_memory and allow_gc from the flags.
+  // Function::compile reads profile_memory, profile_optimizer and
+  // allow_gc from the flags.
   std::shared_ptr<ProfileStats> Stats;
-  if (ProfileOpt || ProfileMemory || !ProfileJSON.empty()) {
+  if (ProfileOpt || ProfileMemory || ProfileOptimizer || !ProfileJSON.empty()) {
     Stats = std::make_shared<ProfileStats>();
     Opts.ProfileInto = Stats;
   }
   if (Destination.getNumOccurrences())
-    PF.ProfilingDestination = Destination;
+    PF->ProfilingDestination = Destination;
   else if (Stats && !std::getenv("GRAPHJIT_FLAGS"))
-    PF.ProfilingDestination = "stdout";
+    PF->ProfilingDestination = "stdout";
   // Functions the library profiles on its own (GRAPHJIT_FLAGS=profile=True
   // without -profile) see the same settings.
-  setProcessFlags(PF);
+  setProcessFlags(*PF);
 
   if (CacheDir.getNumOccurrences() && Opts.Linker != LinkerKind::Py)
     if (Error E = setCompileCacheDirectory(CacheDir))
@@ -459,7 +564,7 @@ static int run() {
     if (Error E = writeOutputs(*F, Results))
       return fail(std::move(E));
   if (Stats)
-    if (Error E = reportProfile(*Stats, PF))
+    if (Error E = reportProfile(*Stats, *PF))
       return fail(std::move(E));
   return 0;
 }
@@ -473,6 +578,7 @@ int main(int argc, char **argv) {
       "           [-input=x=a.npy]... [-output-dir=DIR] [-seed=S]\n"
       "           [-linker=py|c|py|c] [-O=0..3] [-emit-llvm=FILE]\n"
       "           [-emit-llvm-optimized=FILE] [-emit-asm=FILE] [-print-graph]\n"
-      "           [-profile] [-profile-json=FILE]\n");
+      "           [-profile] [-profile-memory] [-profile-optimizer]\n"
+      "           [-profile-json=FILE] [-optimizer=fast_run|None]\n");
   return run();
 }

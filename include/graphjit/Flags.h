@@ -23,6 +23,10 @@ struct Flags {
   /// Add the Memory Profile section: measured and simulated peaks (implies
   /// profile for the functions compiled).
   bool ProfileMemory = false;
+  /// Add the Optimizer Profile section: what the graph optimizer did, per
+  /// phase and per rewrite, and the run time of the Applies each rewrite
+  /// made (implies profile for the functions compiled).
+  bool ProfileOptimizer = false;
   /// Free intermediates after their last use. False keeps every value
   /// until the call ends (Theano's allow_gc).
   bool AllowGC = true;

@@ -50,7 +50,7 @@ struct EmitOptions {
 
 /// Seconds spent in each step of compiling one function.
 struct CompileTimes {
-  double Rewrite = 0;  ///< The graph optimizer (none yet).
+  double Rewrite = 0;  ///< The graph optimizer, validation included.
   double Lower = 0;    ///< FunctionGraph -> LLVM IR.
   double Optimize = 0; ///< The LLVM optimization pipeline.
   double Codegen = 0;  ///< Machine code generation (an object file).
@@ -85,6 +85,10 @@ struct CompileOptions {
   /// allocates and frees, per Apply, next to the simulated peaks. Implies
   /// Profile. GRAPHJIT_FLAGS=profile_memory=True turns it on.
   bool ProfileMemory = false;
+  /// Also record what the graph optimizer did (the Optimizer Profile
+  /// section: phases, rewrites, the run time of each rewrite's Applies).
+  /// Implies Profile. GRAPHJIT_FLAGS=profile_optimizer=True turns it on.
+  bool ProfileOptimizer = false;
   std::shared_ptr<ProfileStats> ProfileInto;
 };
 

@@ -5,7 +5,11 @@
 // tensors last seen) and every view derived from them: Theano's printed
 // report (summary()), the JSON export (docs/profile-json.md), the sum of
 // several runs (mergeProfiles) and the differences between two profiles
-// (diffProfiles). docs/profiling.md explains the report.
+// (diffProfiles). With profile_optimizer a function's profile also holds
+// what the graph optimizer did (FunctionProfile::Optimizer), and every
+// Apply says which rewrites made it, so that the run time of each
+// rewrite's Applies can be told (rewriteRunTimes). docs/profiling.md
+// explains the report.
 //
 // The model holds facts only; percentages, per-call times, Gflops/s and
 // tips are computed when printed, so that JSON written today prints every
@@ -85,6 +89,14 @@ struct ApplyProfile {
   uint64_t AllocatedBytes = 0;
   uint64_t Allocations = 0;
 
+  /// Provenance (Apply::rewrites(), Apply::sourceLocs()): the rewrites of
+  /// the optimizer that made this Apply, in order ("pow_specialize",
+  /// "merge"); and, for an Apply rewritten or standing for several
+  /// statements, every statement it stands for as "file.graph:LINE", Loc
+  /// first. Both empty for an Apply as written.
+  std::vector<std::string> Rewrites;
+  std::vector<std::string> SourceLocs;
+
   llvm::StringRef type() const { return Compiled ? "C" : "Py"; }
   bool operator==(const ApplyProfile &O) const;
 };
@@ -93,10 +105,14 @@ struct ApplyProfile {
 struct CompileSplit {
   double Rewrite = 0, Lower = 0, Optimize = 0, Codegen = 0, Link = 0;
   bool Cached = false; ///< The object came from the compile cache.
+  /// Validating the rewritten graph: a part of Rewrite
+  /// (RewriteReport::ValidateSeconds), so not in total().
+  double Validate = 0;
   double total() const { return Rewrite + Lower + Optimize + Codegen + Link; }
   /// Sums the phases; cached only if both were.
   CompileSplit &operator+=(const CompileSplit &O) {
     Rewrite += O.Rewrite;
+    Validate += O.Validate;
     Lower += O.Lower;
     Optimize += O.Optimize;
     Codegen += O.Codegen;
@@ -127,6 +143,50 @@ struct FunctionMemory {
   }
 };
 
+/// One rewrite in one optimizer run (RewriteStat in graphjit/Rewrite.h):
+/// PyTensor's profile_optimizer columns.
+struct RewriteProfile {
+  std::string Name;
+  std::vector<std::string> Tags;
+  double Seconds = 0;   ///< Trying it, applied or not.
+  uint64_t Applied = 0; ///< Times it changed the graph.
+  /// Applies when the first phase running it began and the last ended.
+  uint64_t NodesBefore = 0, NodesAfter = 0;
+  uint64_t NodesCreated = 0; ///< Applies it made.
+  bool operator==(const RewriteProfile &O) const;
+};
+
+/// One phase of the pipeline (RewritePhaseStat): its rewrites run over a
+/// worklist until none applies.
+struct RewritePhaseProfile {
+  std::string Name;
+  double Seconds = 0;
+  uint64_t NodesBefore = 0, NodesAfter = 0;
+  uint64_t Visits = 0;          ///< Applies visited.
+  bool BudgetExhausted = false; ///< Stopped at its visit budget.
+  bool operator==(const RewritePhaseProfile &O) const;
+};
+
+/// What the graph optimizer did to a function (RewriteReport's facts,
+/// copied so that a profile needs no graph), recorded with
+/// profile_optimizer.
+struct OptimizerProfile {
+  bool Recorded = false; ///< profile_optimizer was on: the report has the
+                         ///< Optimizer Profile section.
+  /// The settings: "fast_run" (or "None": nothing ran), and
+  /// optimizer_excluding and optimizer_including as given ("fusion:inplace").
+  /// Merged runs of different settings join them with "; ".
+  std::string Name, Excluding, Including;
+  uint64_t Runs = 0; ///< Optimizer runs summed here (merged profiles).
+  /// The whole optimizer, validation included; validation alone.
+  double Seconds = 0, ValidateSeconds = 0;
+  /// Applies in the function as written and after rewriting.
+  uint64_t NodesBefore = 0, NodesAfter = 0;
+  std::vector<RewritePhaseProfile> Phases; ///< In pipeline order.
+  std::vector<RewriteProfile> Rewrites;    ///< Each selected one, in order.
+  bool operator==(const OptimizerProfile &O) const;
+};
+
 struct FunctionProfile {
   std::string Name; ///< Theano's "Message".
   std::string File; ///< The .graph file, or empty.
@@ -140,6 +200,7 @@ struct FunctionProfile {
   double InstrumentationNsPerApply = 0; ///< Already subtracted.
   std::vector<ApplyProfile> Applies;    ///< In id order.
   FunctionMemory Memory;
+  OptimizerProfile Optimizer;
 
   /// Time in thunks: the sum of the Applies' seconds.
   double thunkSeconds() const;
@@ -162,6 +223,21 @@ struct Profile {
 /// Apply in id order (name, op, class, file:line). Compiled is true for
 /// every Apply; the linker marks those it runs through perform.
 FunctionProfile describeFunction(const FunctionGraph &F);
+
+/// The join of the optimizer's profile and the run-time profile: for one
+/// rewrite, the time in thunks of the Applies of F it made (those whose
+/// Rewrites name it), over all calls.
+struct RewriteRunTime {
+  std::string Rewrite;
+  double Seconds = 0;
+  uint64_t Calls = 0;   ///< Calls of those Applies.
+  unsigned Applies = 0; ///< How many Applies of F it made.
+};
+
+/// One row per rewrite of F.Optimizer (in its order, also those that made
+/// no Apply), then per other rewrite an Apply names. An Apply made by
+/// several rewrites (fusion, then inplace) counts for each of them.
+std::vector<RewriteRunTime> rewriteRunTimes(const FunctionProfile &F);
 
 /// Records what one call of A saw: the tensors and the op's flops and bytes
 /// estimates for them. Outputs may be null arrays (not recorded then).
@@ -217,14 +293,17 @@ struct SummaryOptions {
   /// Theano's profiling__min_memory_size.
   bool Memory = true;
   uint64_t MinMemorySize = 1024;
+  /// The Optimizer Profile section (for functions whose optimizer was
+  /// recorded, profile_optimizer).
+  bool Optimizer = true;
 };
 
 /// Prints each function's profile, then, with several functions, the sum of
 /// all of them, as Theano's summary() does.
 void printSummary(llvm::raw_ostream &OS, const Profile &P,
                   const SummaryOptions &Opts = {});
-/// One function's profile: global, Class, Ops, Apply, Memory and tips
-/// sections.
+/// One function's profile: global, Class, Ops, Apply, Memory, Optimizer
+/// and tips sections.
 void printFunctionSummary(llvm::raw_ostream &OS, const FunctionProfile &F,
                           const SummaryOptions &Opts = {},
                           llvm::StringRef Machine = "");
@@ -232,6 +311,8 @@ void printFunctionSummary(llvm::raw_ostream &OS, const FunctionProfile &F,
 /// The "Sum of all(N) printed profiles at exit" function: totals of every
 /// function, Applies kept per function and named "FUNCTION: APPLY". Its
 /// memory is not recorded: the functions' variables and peaks do not add.
+/// Its optimizer profile is the sum of the functions' when every one
+/// recorded it (node counts added).
 FunctionProfile sumOfFunctions(const Profile &P);
 
 /// The tips for F, one sentence each (empty: nothing stands out).
@@ -243,8 +324,9 @@ std::vector<std::string> computeTips(const FunctionProfile &F,
 //===----------------------------------------------------------------------===//
 
 /// The version written; readers take every version from 1 (version 1 has
-/// no memory: Memory.Recorded is false).
-constexpr int ProfileJSONVersion = 2;
+/// no memory: Memory.Recorded is false; versions 1 and 2 have no optimizer
+/// profile, provenance or validate time).
+constexpr int ProfileJSONVersion = 3;
 constexpr int OldestProfileJSONVersion = 1;
 
 void writeProfileJSON(llvm::raw_ostream &OS, const Profile &P);
@@ -264,7 +346,8 @@ llvm::Expected<Profile> readProfileJSONFile(llvm::StringRef Path);
 /// must have the same Applies (same ids, names and ops) and linker, or the
 /// result is an error naming the runs (Names, parallel to Profiles, may be
 /// empty) and what differs. Memory is kept only where every run of a
-/// function recorded it (docs/profile-json.md, "Merging").
+/// function recorded it, and so is the optimizer's profile (rewrites and
+/// phases matched by name and summed; docs/profile-json.md, "Merging").
 llvm::Expected<Profile> mergeProfiles(llvm::ArrayRef<Profile> Profiles,
                                       llvm::ArrayRef<std::string> Names = {});
 
@@ -300,11 +383,18 @@ struct ApplyMemoryDiffRow {
 
 struct ProfileDiff {
   double ThunkSecondsA = 0, ThunkSecondsB = 0;
+  /// The graph optimizer's time (CompileSplit::Rewrite), and validation's.
+  double RewriteSecondsA = 0, RewriteSecondsB = 0;
+  double ValidateSecondsA = 0, ValidateSecondsB = 0;
   double CallSecondsA = 0, CallSecondsB = 0;
   uint64_t CallsA = 0, CallsB = 0;
   std::vector<std::string> FunctionsAdded, FunctionsRemoved;
   /// Each sorted by |difference|, largest first.
   std::vector<DiffRow> Classes, Ops, Applies;
+  /// Functions whose optimizer was recorded in A and B: their rewrites,
+  /// matched by (function, name); Calls are the times applied. Sorted as
+  /// the others.
+  std::vector<DiffRow> Rewrites;
   /// Functions with memory recorded in A and B, in A's order; and their
   /// Applies, sorted by |difference| of output bytes, largest first.
   std::vector<MemoryDiffRow> Memory;

@@ -49,7 +49,7 @@ std::vector<std::string> splitRewriteTags(llvm::StringRef ColonSeparated);
 /// The optimizer names RewriteOptions::Optimizer accepts.
 std::vector<std::string> rewriteOptimizerNames();
 /// The tags Excluding and Including accept besides rewrite names, sorted.
-/// Some have no rewrite yet (fusion, inplace, gemm, ...) and select none.
+/// Some have no rewrite yet (specialize) and select none.
 std::vector<std::string> knownRewriteTags();
 /// Every rewrite, in the order the pipeline first runs it.
 std::vector<std::string> rewriteNames();

@@ -24,6 +24,8 @@ static const FlagInfo Known[] = {
     {"profile", Kind::Bool, [](Flags &F) -> void * { return &F.Profile; }},
     {"profile_memory", Kind::Bool,
      [](Flags &F) -> void * { return &F.ProfileMemory; }},
+    {"profile_optimizer", Kind::Bool,
+     [](Flags &F) -> void * { return &F.ProfileOptimizer; }},
     {"allow_gc", Kind::Bool, [](Flags &F) -> void * { return &F.AllowGC; }},
     {"profiling__n_apply", Kind::Unsigned,
      [](Flags &F) -> void * { return &F.ProfilingNApply; }},

@@ -492,6 +492,11 @@ bool SyntaxParser::parseAttrValue(AttrValue &Out, unsigned Depth) {
     else
       Out = AttrValue::ident(T.Text.str());
     break;
+  case Token::String:
+    // Text for an op to read (composite's expr); kept as an Ident, which
+    // prints quoted when it is not a name.
+    Out = AttrValue::ident(T.Value);
+    break;
   case Token::LBracket: {
     consume();
     std::vector<AttrValue> Elts;

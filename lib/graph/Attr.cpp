@@ -54,7 +54,23 @@ std::string AttrValue::str() const {
     return formatFloatLiteral(F);
   }
   case Bool: return B ? "true" : "false";
-  case Ident: return S;
+  case Ident: {
+    // A name, or text read from a string (composite's expr): quoted, with
+    // the format's two escapes, unless it reads back as a name.
+    bool Name = !S.empty() && (llvm::isAlpha(S[0]) || S[0] == '_') &&
+                llvm::all_of(S, [](char C) {
+                  return llvm::isAlnum(C) || C == '_';
+                });
+    if (Name)
+      return S;
+    std::string Q = "\"";
+    for (char C : S) {
+      if (C == '"' || C == '\\')
+        Q += '\\';
+      Q += C;
+    }
+    return Q + "\"";
+  }
   case List: {
     std::string R = "[";
     for (size_t J = 0; J < Elts.size(); ++J) {

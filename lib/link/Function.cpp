@@ -117,7 +117,7 @@ bool Function::isCompiled(unsigned ApplyId) const {
 }
 
 static bool isProfiled(const CompileOptions &O) {
-  return O.Profile || O.ProfileMemory || O.ProfileInto;
+  return O.Profile || O.ProfileMemory || O.ProfileOptimizer || O.ProfileInto;
 }
 
 Error Function::jitCompile() {
@@ -156,10 +156,13 @@ Error Function::jitCompile() {
   }
   auto Code = std::make_unique<JitCode>();
   Code->IsCompiled = LM->IsCompiled;
-  Expected<CompiledCode> C =
-      Engine->compile(std::move(LM->Module), std::move(LM->Context),
-                      DriverName, Opts.OptLevel, Opts.Emit, Times,
-                      isProfiled(Opts), Opts.ProfileMemory);
+  // A function the optimizer reduced to no Apply has nothing to
+  // instrument (the pass makes no descriptor for it): its profile has only
+  // the call times.
+  bool Instrument = isProfiled(Opts) && Graph.numApplies() > 0;
+  Expected<CompiledCode> C = Engine->compile(
+      std::move(LM->Module), std::move(LM->Context), DriverName, Opts.OptLevel,
+      Opts.Emit, Times, Instrument, Instrument && Opts.ProfileMemory);
   if (!C)
     return C.takeError();
   Code->Code = *C;
@@ -179,8 +182,10 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
   if (!Fl)
     return Fl.takeError();
   O.ProfileMemory |= Fl->ProfileMemory;
+  O.ProfileOptimizer |= Fl->ProfileOptimizer;
   O.AllowGC &= Fl->AllowGC;
-  if ((Fl->Profile || Fl->ProfileMemory) && !O.ProfileInto && !O.Profile)
+  if ((Fl->Profile || Fl->ProfileMemory || Fl->ProfileOptimizer) &&
+      !O.ProfileInto && !O.Profile)
     O.ProfileInto = processProfileStats();
   Expected<RewriteOptions> RO = rewriteOptions(O, *Fl);
   if (!RO)
@@ -201,9 +206,14 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
   if (O.Linker != LinkerKind::Py)
     if (Error E = Fn->jitCompile())
       return E;
-  if (isProfiled(O))
+  if (isProfiled(O)) {
     if (Error E = Fn->startProfiling(Fn->Jit ? &Fn->Jit->Code : nullptr))
       return E;
+    // The validate time always; what each rewrite did with
+    // profile_optimizer.
+    Fn->Profiler->setRewrites(Fn->Rewrites, *RO, O.ProfileOptimizer,
+                              F.numApplies());
+  }
   return Fn;
 }
 

@@ -1,9 +1,17 @@
 //===- FunctionProfiler.cpp - One function's profile while it runs -------===//
+//
+// The counters of a profiled Function turned into a FunctionProfile
+// (FunctionProfiler.h): names and provenance from the graph, the
+// optimizer's report, the compile times, the tensors and memory seen, and
+// the ticks of the instrumented code or of the interpreter.
+//
+//===----------------------------------------------------------------------===//
 
 #include "FunctionProfiler.h"
 #include "runtime/Clock.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
+#include "llvm/ADT/StringExtras.h"
 #include <algorithm>
 
 using namespace graphjit;
@@ -25,6 +33,37 @@ FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
 FunctionProfiler::~FunctionProfiler() {
   if (recordsMemory() && !Desc)
     MemoryRuntime::forget(this); // The JIT forgets its descriptor itself.
+}
+
+void FunctionProfiler::setRewrites(const RewriteReport &R,
+                                   const RewriteOptions &O, bool Record,
+                                   unsigned AppliesAsWritten) {
+  std::lock_guard<std::mutex> Guard(TensorLock);
+  ValidateSeconds = R.ValidateSeconds;
+  if (!Record)
+    return;
+  OptimizerProfile &P = Base.Optimizer;
+  P = OptimizerProfile();
+  P.Recorded = true;
+  P.Name = O.Optimizer;
+  P.Excluding = llvm::join(O.Excluding, ":");
+  P.Including = llvm::join(O.Including, ":");
+  P.Runs = 1;
+  P.Seconds = R.Seconds;
+  P.ValidateSeconds = R.ValidateSeconds;
+  if (O.Optimizer == "None") {
+    // Nothing ran: the function is the graph as written.
+    P.NodesBefore = P.NodesAfter = AppliesAsWritten;
+    return;
+  }
+  P.NodesBefore = R.NodesBefore;
+  P.NodesAfter = R.NodesAfter;
+  for (const RewritePhaseStat &S : R.Phases)
+    P.Phases.push_back({S.Name, S.Seconds, S.NodesBefore, S.NodesAfter,
+                        S.Visits, S.BudgetExhausted});
+  for (const RewriteStat &S : R.Rewrites)
+    P.Rewrites.push_back({S.Name, S.Tags, S.Seconds, S.Applied, S.NodesBefore,
+                          S.NodesAfter, S.NodesCreated});
 }
 
 static const char *aliasKindName(OutputAlias::Kind K) {
@@ -175,8 +214,8 @@ FunctionProfile FunctionProfiler::snapshot() const {
   P.CallSeconds = Seconds(CallTicks.load());
   P.Clock = Clock.clockName();
   P.InstrumentationNsPerApply = Desc ? Clock.overheadNsPerApply() : 0;
-  P.Compile = {Times.Rewrite, Times.Lower, Times.Optimize, Times.Codegen,
-               Times.Link, Times.Cached};
+  P.Compile = {Times.Rewrite, Times.Lower,  Times.Optimize, Times.Codegen,
+               Times.Link,    Times.Cached, ValidateSeconds};
 
   std::vector<gj_apply_counter> Counts(P.Applies.size());
   uint64_t Driver = 0;

@@ -5,7 +5,8 @@
 // per-Apply ticks (the py linker has no instrumented code), and the tensors
 // each Apply saw, recorded on one call only. With profile_memory it also
 // keeps the largest size of every output over all calls and reads the
-// measured memory (runtime/MemoryRuntime.h). snapshot() turns it all into
+// measured memory (runtime/MemoryRuntime.h), and with profile_optimizer
+// what the graph optimizer did. snapshot() turns it all into
 // a FunctionProfile in seconds, the instrumentation's cost subtracted.
 // Thread-safe: calls may run concurrently.
 //
@@ -31,6 +32,11 @@ public:
   /// The JIT's instrumented driver and which Applies run JIT code.
   void setCompiled(const gj_profile_desc *Desc, const std::vector<bool> &C);
   void setCompileTimes(const CompileTimes &T) { Times = T; }
+  /// What the optimizer did to the function (R, run with O on a function
+  /// of AppliesAsWritten Applies): its validate time, and with Record
+  /// everything (the Optimizer Profile). O.Optimizer "None": nothing ran.
+  void setRewrites(const RewriteReport &R, const RewriteOptions &O, bool Record,
+                   unsigned AppliesAsWritten);
   /// Records memory too (profile_memory), for F run with or without gc.
   void setMemory(const FunctionGraph &F, bool AllowGC);
   bool recordsMemory() const { return Base.Memory.Recorded; }
@@ -82,6 +88,7 @@ private:
   /// The clock now() reads: the TSC, or gj_profile_now (decided once).
   bool Tsc;
   CompileTimes Times;
+  double ValidateSeconds = 0;
   bool IgnoreFirstCall;
   std::atomic<bool> FirstCallDone{false};
   std::atomic<bool> TensorsRecorded{false};

@@ -20,12 +20,20 @@
 //    right for any strides (negative, 0, broadcast dims of size 1).
 //
 // The output is a fresh buffer, hence the kernel's noalias out: the
-// vectorizer needs no run-time overlap checks.
+// vectorizer needs no run-time overlap checks. An in-place Elemwise's
+// output may instead be the overwritten input itself (prepare() decides at
+// run time); its Apply's functions get names of their own (`.ip<k>`), and
+// where the output's pointer is that input's they call a variant of the
+// loop kernel (`.io<k>`) that reads the input through the output pointer,
+// element j before writing element j, so that noalias still holds. Should
+// another input share the output's memory too (a view written in the
+// graph), only the strided loop, which has no noalias, runs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ElemwiseLowering.h"
 #include "ElemwiseLoweringKernel.h"
+#include "ElemwiseOps.h"
 #include "ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
@@ -55,6 +63,16 @@ class ElemwiseEmitter {
 public:
   ElemwiseEmitter(ThunkEmitter &E, const ElementKernel &K)
       : E(E), B(E.B), K(K) {}
+  /// Makes the code of an Apply in place on input I, which is read as
+  /// the inputs with FromOut (see emitElemwise).
+  void setInplace(int I, ArrayRef<bool> FromOut) {
+    Inplace = I;
+    AliasOut.assign(FromOut.begin(), FromOut.end());
+    Anchor = -1;
+    for (unsigned K = 0; K < AliasOut.size() && Anchor < 0; ++K)
+      if (AliasOut[K])
+        Anchor = int(K);
+  }
   void emit();
 
 private:
@@ -64,6 +82,14 @@ private:
   SmallVector<Operand, 4> Ops;
   Operand Out;
   unsigned Rank = 0;
+  /// In place: the input whose buffer the output may be, else -1; and the
+  /// inputs that are that same value (it may be read twice), which the
+  /// `.io` kernels read through the output pointer.
+  int Inplace = -1;
+  SmallVector<bool, 4> AliasOut;
+  /// The first input in AliasOut (second's first input, which is never
+  /// read, may be the overwritten one), or -1.
+  int Anchor = -1;
 
   void loadOperand(Operand &Op, const Variable *V);
   Value *size(DType T) { return E.constI64(dtypeSize(T)); }
@@ -72,13 +98,21 @@ private:
   Value *unitRows();
 
   /// The module's loop kernel for this Apply's signature with input I
-  /// invariant where Invariant[I], emitted on first use.
-  Function *loopKernel(ArrayRef<bool> Invariant);
+  /// invariant where Invariant[I], emitted on first use; inputs with
+  /// FromOut[I] are read through the output pointer (in place).
+  Function *loopKernel(ArrayRef<bool> Invariant, ArrayRef<bool> FromOut = {});
   /// Kern(Dst, Count, each input at element Begin unless invariant or
   /// Begin is null); unread inputs get null.
   void callLoopKernel(Function *Kern, ArrayRef<bool> Invariant,
                       ArrayRef<Value *> Inputs, Value *Begin, Value *Dst,
                       Value *Count);
+  /// The same with the kernel for Invariant; in place, its `.io` variant
+  /// where Dst is the overwritten input's element Begin.
+  void callKernelAt(ArrayRef<bool> Invariant, ArrayRef<Value *> Inputs,
+                    Value *Begin, Value *Dst, Value *Count);
+  /// In place: whether an input other than the overwritten value has the
+  /// output's memory (then only the strided loop may run).
+  Value *tangled();
   SmallVector<bool, 4> flatInvariants() const;
   void emitStreaming(Value *NumElements);
   Function *streamChunkFunction();
@@ -159,15 +193,24 @@ Value *ElemwiseEmitter::unitRows() {
   return Ok;
 }
 
-Function *ElemwiseEmitter::loopKernel(ArrayRef<bool> Invariant) {
-  // The element computation depends on the scalar op, the input dtypes and
-  // the output dtype (cast's target) only.
-  std::string Name = std::string("gj_ew.") + scalarOpInfo(K.kind()).Name;
+Function *ElemwiseEmitter::loopKernel(ArrayRef<bool> Invariant,
+                                      ArrayRef<bool> FromOut) {
+  // The element computation depends on the scalar op (a Composite's whole
+  // program), the input dtypes and the output dtype (cast's target) only.
+  std::string Name = "gj_ew." + K.computationName();
   for (unsigned I = 0; I < Ops.size(); ++I) {
     Name += "." + dtypeName(K.inputType(I)).str();
     Name += !Ops[I].Read ? "x" : Invariant[I] ? "s" : "v";
   }
   Name += "." + dtypeName(K.outputType()).str();
+  auto ViaOut = [&](unsigned I) {
+    return I < FromOut.size() && FromOut[I] && Ops[I].Read;
+  };
+  std::string Via;
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (ViaOut(I))
+      Via += (Via.empty() ? ".io" : "_") + std::to_string(I);
+  Name += Via;
   if (Function *F = E.M.getFunction(Name))
     return F;
 
@@ -188,11 +231,16 @@ Function *ElemwiseEmitter::loopKernel(ArrayRef<bool> Invariant) {
   IRBuilder<> KB(BasicBlock::Create(C, "entry", F));
   ThunkEmitter KE = E.forHelper(KB);
   Value *OutArg = F->getArg(0), *N = F->getArg(1);
+  // In place, the overwritten input is the output: read through the
+  // noalias pointer, each element before it is written.
+  auto InArg = [&](unsigned I) {
+    return ViaOut(I) ? OutArg : F->getArg(2 + I);
+  };
   SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
   for (unsigned I = 0; I < Ops.size(); ++I)
     if (Ops[I].Read && Invariant[I])
-      Hoisted[I] = K.convertInput(
-          KE, I, KE.loadElement(Ops[I].T, F->getArg(2 + I)));
+      Hoisted[I] =
+          K.convertInput(KE, I, KE.loadElement(Ops[I].T, InArg(I)));
   KE.emitLoop(N, "i", [&](Value *J) {
     SmallVector<Value *, 4> In(Ops.size(), nullptr);
     for (unsigned I = 0; I < Ops.size(); ++I) {
@@ -205,7 +253,7 @@ Function *ElemwiseEmitter::loopKernel(ArrayRef<bool> Invariant) {
                         KE.loadElement(
                             Ops[I].T,
                             KB.CreateInBoundsGEP(KE.memoryType(Ops[I].T),
-                                                 F->getArg(2 + I), J)));
+                                                 InArg(I), J)));
     }
     KE.storeElement(
         Out.T, K.compute(KE, In),
@@ -229,6 +277,39 @@ void ElemwiseEmitter::callLoopKernel(Function *Kern, ArrayRef<bool> Invariant,
           B.CreateInBoundsGEP(E.memoryType(Ops[I].T), Inputs[I], Begin));
   }
   B.CreateCall(Kern, Args);
+}
+
+void ElemwiseEmitter::callKernelAt(ArrayRef<bool> Invariant,
+                                   ArrayRef<Value *> Inputs, Value *Begin,
+                                   Value *Dst, Value *Count) {
+  if (Anchor < 0)
+    return callLoopKernel(loopKernel(Invariant), Invariant, Inputs, Begin,
+                          Dst, Count);
+  // prepare() made the output the overwritten input itself, or a new
+  // buffer that nothing else points into.
+  Value *In = Inputs[Anchor];
+  if (Begin && !Invariant[Anchor])
+    In = B.CreateInBoundsGEP(E.memoryType(Ops[Anchor].T), In, Begin);
+  emitIf(
+      B.CreateICmpEQ(Dst, In), "inplace",
+      [&] {
+        callLoopKernel(loopKernel(Invariant, AliasOut), Invariant, Inputs,
+                       Begin, Dst, Count);
+      },
+      [&] {
+        callLoopKernel(loopKernel(Invariant), Invariant, Inputs, Begin, Dst,
+                       Count);
+      });
+}
+
+Value *ElemwiseEmitter::tangled() {
+  Value *Any = B.getFalse();
+  if (Inplace < 0)
+    return Any;
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (Ops[I].Read && !AliasOut[I])
+      Any = B.CreateOr(Any, B.CreateICmpEQ(Ops[I].Data, Out.Data));
+  return Any;
 }
 
 SmallVector<bool, 4> ElemwiseEmitter::flatInvariants() const {
@@ -311,9 +392,11 @@ void ElemwiseEmitter::emitStreaming(Value *NumElements) {
   });
   B.CreateLifetimeEnd(Chunk, cast<ConstantInt>(ChunkSize));
   Value *Done = B.CreateMul(NumChunks, E.constI64(PerChunk), "", true, true);
-  callLoopKernel(Kern, Inv, Inputs, Done,
-                 B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Done),
-                 B.CreateSub(NumElements, Done));
+  // The chunks went through the stack buffer; the rest is written in
+  // place, which may be over the overwritten input.
+  callKernelAt(Inv, Inputs, Done,
+               B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Done),
+               B.CreateSub(NumElements, Done));
   // Non-temporal stores are weakly ordered: make them visible before
   // anything after the thunk (another thread, say) looks at the output.
   B.CreateFence(AtomicOrdering::SequentiallyConsistent);
@@ -348,6 +431,12 @@ void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
   SmallVector<bool, 4> Inv = flatInvariants();
   Function *Kern = loopKernel(Inv);
   std::string Name = ("gj_ewflat." + Kern->getName().drop_front(6)).str();
+  if (Inplace >= 0) {
+    Name += ".ip" + std::to_string(Inplace);
+    for (unsigned I = 0; I < AliasOut.size(); ++I)
+      if (AliasOut[I])
+        Name += "_" + std::to_string(I);
+  }
   Function *Flat = E.M.getFunction(Name);
   if (!Flat) {
     Flat = Function::Create(Kern->getFunctionType(),
@@ -357,6 +446,7 @@ void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
     IRBuilder<> FB(BasicBlock::Create(E.ctx(), "entry", Flat));
     ThunkEmitter FE = E.forHelper(FB);
     ElemwiseEmitter Sub(FE, K);
+    Sub.setInplace(Inplace, AliasOut);
     Sub.Rank = Rank;
     Sub.Out.T = Out.T;
     Sub.Out.Data = Flat->getArg(0);
@@ -389,8 +479,7 @@ void ElemwiseEmitter::emitFlatBody(Value *NumElements) {
         SmallVector<Value *, 4> Inputs;
         for (const Operand &Op : Ops)
           Inputs.push_back(Op.Data);
-        callLoopKernel(loopKernel(Inv), Inv, Inputs, /*Begin=*/nullptr,
-                       Out.Data, NumElements);
+        callKernelAt(Inv, Inputs, /*Begin=*/nullptr, Out.Data, NumElements);
       });
 }
 
@@ -457,10 +546,7 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
 
   emitIf(
       UnitRows, "row.unit",
-      [&] {
-        callLoopKernel(loopKernel(Inv), Inv, Row, /*Begin=*/nullptr, OutRow,
-                       Count);
-      },
+      [&] { callKernelAt(Inv, Row, /*Begin=*/nullptr, OutRow, Count); },
       [&] {
         SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
         for (unsigned I = 0; I < Ops.size(); ++I)
@@ -527,12 +613,18 @@ void ElemwiseEmitter::emit() {
       B.CreateICmpEQ(NumElements, E.constI64(0)), "empty", [] {},
       [&] {
         Value *Flat = isFlat(NumElements);
+        // In place with the output's memory read as another input too:
+        // the strided loop only.
+        Value *Tangled = tangled();
+        Flat = B.CreateAnd(Flat, B.CreateNot(Tangled));
         // Only loop-invariant inputs (a 0-d output, say): the flat path.
         if (auto *C = dyn_cast<ConstantInt>(Flat); C && C->isOne())
           return emitFlatOrStreaming(NumElements);
         emitIf(
             Flat, "flat", [&] { emitFlatOrStreaming(NumElements); },
-            [&] { emitStrided(unitRows()); });
+            [&] {
+              emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)));
+            });
       });
 }
 
@@ -541,8 +633,9 @@ void ElemwiseEmitter::emit() {
 // dtype, rank, statically broadcast dims (known 1) and whether it repeats
 // an earlier input (add(x, x)). Applies that agree on all of it share one
 // node function.
-static std::string nodeKey(const Apply &N, const ElementKernel &K) {
-  std::string Key = std::string("gj_ewnode.") + scalarOpInfo(K.kind()).Name;
+static std::string nodeKey(const Apply &N, const ElementKernel &K,
+                           int Inplace) {
+  std::string Key = "gj_ewnode." + K.computationName();
   for (unsigned I = 0; I < N.inputs().size(); ++I) {
     const TensorType &T = N.inputs()[I]->type();
     Key += "." + dtypeName(T.Dtype).str();
@@ -558,6 +651,8 @@ static std::string nodeKey(const Apply &N, const ElementKernel &K) {
   }
   Key += "." + dtypeName(K.outputType()).str() + "r" +
          std::to_string(N.output(0)->type().rank());
+  if (Inplace >= 0)
+    Key += ".ip" + std::to_string(Inplace);
   return Key;
 }
 
@@ -568,7 +663,14 @@ static Error emitElemwise(ThunkEmitter &E) {
   if (!K)
     return K.takeError();
   const Apply &N = E.Node;
-  std::string Key = nodeKey(N, *K);
+  // In place: the output may be that input, read in every slot that
+  // holds the same value (none, if it is only second's unread first).
+  int Inplace = static_cast<const Elemwise &>(N.op()).inplaceInput();
+  SmallVector<bool, 4> FromOut(N.inputs().size(), false);
+  if (Inplace >= 0)
+    for (unsigned I = 0; I < N.inputs().size(); ++I)
+      FromOut[I] = K->reads(I) && N.inputs()[I] == N.inputs()[Inplace];
+  std::string Key = nodeKey(N, *K, Inplace);
   Function *F = E.M.getFunction(Key);
   if (!F) {
     LLVMContext &C = E.ctx();
@@ -584,7 +686,9 @@ static Error emitElemwise(ThunkEmitter &E) {
       SlotOf.try_emplace(N.inputs()[I], F->getArg(1 + I));
     IRBuilder<> HB(BasicBlock::Create(C, "entry", F));
     ThunkEmitter HE = E.forHelper(HB, std::move(SlotOf));
-    ElemwiseEmitter(HE, *K).emit();
+    ElemwiseEmitter Emitter(HE, *K);
+    Emitter.setInplace(Inplace, FromOut);
+    Emitter.emit();
     HB.CreateRetVoid();
   }
   SmallVector<Value *, 6> Args{E.slotPointer(N.output(0))};

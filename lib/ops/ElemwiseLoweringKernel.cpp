@@ -2,7 +2,9 @@
 //
 // The same steps as Elemwise::perform, one element at a time: astype to
 // the signature's dtypes, then the kernel gj_scalar_<op>_<dtype> compiled
-// from the same ScalarKernels.h, so both paths agree bit for bit.
+// from the same ScalarKernels.h, so both paths agree bit for bit. A
+// Composite's steps are separate kernel calls on separately rounded
+// values: nothing is contracted or reassociated across them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,26 +17,46 @@ using llvm::Value;
 llvm::Expected<ElementKernel> ElementKernel::get(const Apply &N) {
   // findLowering() only hands Elemwise Applies to this lowering.
   const auto &Op = static_cast<const Elemwise &>(N.op());
-  llvm::SmallVector<DType, 4> InTypes;
+  ElementKernel K;
   for (const Variable *V : N.inputs())
-    InTypes.push_back(V->type().Dtype);
+    K.InTypes.push_back(V->type().Dtype);
+  if (const CompositeScalar *C = Op.composite()) {
+    llvm::Expected<std::vector<ScalarSignature>> Steps =
+        compositeSignatures(*C, K.InTypes);
+    if (!Steps)
+      return Steps.takeError();
+    K.Program = *C;
+    K.Steps = std::move(*Steps);
+    K.Name = "composite{" + C->str() + "}";
+    for (unsigned I = 0; I < K.InTypes.size(); ++I)
+      K.Reads.push_back(compositeReadsInput(*C, I));
+    return K;
+  }
   llvm::Expected<ScalarSignature> Sig =
-      scalarSignature(Op.scalarOp(), InTypes, Op.castTo());
+      scalarSignature(Op.scalarOp(), K.InTypes, Op.castTo());
   if (!Sig)
     return Sig.takeError();
-  return ElementKernel(Op.scalarOp(), std::move(InTypes), std::move(*Sig));
+  K.Kind = Op.scalarOp();
+  K.Sig = std::move(*Sig);
+  K.Name = scalarOpInfo(K.Kind).Name;
+  for (unsigned I = 0; I < K.InTypes.size(); ++I)
+    K.Reads.push_back(!(K.Kind == ScalarOpKind::Second && I == 0));
+  return K;
 }
 
 Value *ElementKernel::convertInput(ThunkEmitter &E, unsigned K,
                                    Value *V) const {
+  if (!Steps.empty())
+    return V;
   return E.convert(V, InTypes[K], Sig.In[K]);
 }
 
-Value *ElementKernel::compute(ThunkEmitter &E,
-                              llvm::ArrayRef<Value *> Converted) const {
+Value *ElementKernel::computeOne(ThunkEmitter &E, ScalarOpKind Kind,
+                                 const ScalarSignature &S,
+                                 llvm::ArrayRef<Value *> Converted) {
   switch (Kind) {
   case ScalarOpKind::Cast:
-    return E.convert(Converted[0], Sig.In[0], Sig.Out);
+    return E.convert(Converted[0], S.In[0], S.Out);
   case ScalarOpKind::Second:
     return Converted[1]; // Already b's dtype, the output's.
   default:
@@ -44,7 +66,7 @@ Value *ElementKernel::compute(ThunkEmitter &E,
   // perform dispatches on the last input's compute dtype (switch's first
   // is the bool condition).
   std::string Name = (llvm::Twine("gj_scalar_") + Info.Name + "_" +
-                      dtypeName(Sig.In.back()))
+                      dtypeName(S.In.back()))
                          .str();
   if (Info.MaxArity >= 0 || Converted.size() == 2)
     return E.callKernel(Name, Converted);
@@ -53,4 +75,32 @@ Value *ElementKernel::compute(ThunkEmitter &E,
   for (Value *V : Converted.drop_front(2))
     Acc = E.callKernel(Name, {Acc, V});
   return Acc;
+}
+
+Value *ElementKernel::compute(ThunkEmitter &E,
+                              llvm::ArrayRef<Value *> Converted) const {
+  if (Steps.empty())
+    return computeOne(E, Kind, Sig, Converted);
+  // Converted holds the inputs in their own dtypes; each step converts its
+  // operands (an input, or an earlier step's result in that step's output
+  // dtype) to its signature.
+  const unsigned NumIn = Program.NumInputs;
+  llvm::SmallVector<Value *, 8> Results;
+  for (size_t K = 0; K < Program.Steps.size(); ++K) {
+    const CompositeStep &S = Program.Steps[K];
+    const ScalarSignature &Sig = Steps[K];
+    llvm::SmallVector<Value *, 4> Operands;
+    for (size_t J = 0; J < S.Args.size(); ++J) {
+      if (S.Kind == ScalarOpKind::Second && J == 0) {
+        Operands.push_back(nullptr);
+        continue;
+      }
+      unsigned A = S.Args[J];
+      Value *V = A < NumIn ? Converted[A] : Results[A - NumIn];
+      DType From = A < NumIn ? InTypes[A] : Steps[A - NumIn].Out;
+      Operands.push_back(E.convert(V, From, Sig.In[J]));
+    }
+    Results.push_back(computeOne(E, S.Kind, Sig, Operands));
+  }
+  return Results.back();
 }

@@ -6,12 +6,16 @@
 // the scalar kernels of lib/ops/ScalarKernels.h (inlined bitcode) map the
 // converted values to the output value. n-ary add and mul fold left, as
 // perform does; cast only converts; second passes its second input on;
-// switch tests its condition as bool.
+// switch tests its condition as bool. A fused Elemwise (Composite) takes
+// its inputs in their own dtypes and runs its steps in order, each
+// converting its operands to its own signature's dtypes first, as the
+// chain of Elemwise Applies it replaced would.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H
 #define GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H
 
+#include "CompositeScalar.h"
 #include "ScalarOps.h"
 #include "lower/ThunkEmitter.h"
 
@@ -24,18 +28,26 @@ public:
   static llvm::Expected<ElementKernel> get(const Apply &N);
 
   unsigned numInputs() const { return InTypes.size(); }
+  /// The scalar operation of a single-op Elemwise.
   ScalarOpKind kind() const { return Kind; }
+  /// What the loop functions' names say the element computation is: the
+  /// scalar op's name ("add"), or for a Composite its whole program
+  /// ("composite{exp(i0) + i1}"), so that two computations never share a
+  /// function.
+  const std::string &computationName() const { return Name; }
   /// Input K's dtype in memory.
   DType inputType(unsigned K) const { return InTypes[K]; }
-  DType outputType() const { return Sig.Out; }
+  DType outputType() const {
+    return Steps.empty() ? Sig.Out : Steps.back().Out;
+  }
   /// Whether the element's value depends on input K's values (second's
   /// first input only lends its shape).
-  bool reads(unsigned K) const {
-    return !(Kind == ScalarOpKind::Second && K == 0);
-  }
+  bool reads(unsigned K) const { return Reads[K]; }
 
   /// Input K's register value, in its own dtype, in the dtype the scalar
-  /// operation takes it in. Loop-invariant inputs are converted once.
+  /// operation takes it in (a Composite's steps convert their operands
+  /// themselves: the value as it is). Loop-invariant inputs are converted
+  /// once.
   llvm::Value *convertInput(ThunkEmitter &E, unsigned K,
                             llvm::Value *V) const;
   /// The output element from the converted inputs (null where not read).
@@ -43,13 +55,21 @@ public:
                        llvm::ArrayRef<llvm::Value *> Converted) const;
 
 private:
-  ElementKernel(ScalarOpKind Kind, llvm::SmallVector<DType, 4> InTypes,
-                ScalarSignature Sig)
-      : Kind(Kind), InTypes(std::move(InTypes)), Sig(std::move(Sig)) {}
+  ElementKernel() = default;
 
-  ScalarOpKind Kind;
+  ScalarOpKind Kind = ScalarOpKind::Add;
+  std::string Name;
   llvm::SmallVector<DType, 4> InTypes;
-  ScalarSignature Sig;
+  llvm::SmallVector<bool, 4> Reads;
+  ScalarSignature Sig; ///< A single op's.
+  /// A Composite's program and its steps' signatures (empty otherwise).
+  CompositeScalar Program;
+  std::vector<ScalarSignature> Steps;
+
+  /// One scalar operation K with signature S on converted operands.
+  static llvm::Value *computeOne(ThunkEmitter &E, ScalarOpKind K,
+                                 const ScalarSignature &S,
+                                 llvm::ArrayRef<llvm::Value *> Converted);
 };
 
 } // namespace graphjit

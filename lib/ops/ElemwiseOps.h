@@ -5,28 +5,55 @@
 // graph format (add, exp, switch, cast, ...) is an Elemwise; the JIT finds
 // them by className() == "Elemwise" and reads scalarOp() and castTo().
 //
+// An Elemwise may instead apply a Composite, a small program of scalar
+// operations (CompositeScalar.h: what elemwise fusion makes), and may write
+// its output over one of its inputs (Theano's in-place Elemwise, whose
+// destroy_map is outputAlias()).
+//
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_ELEMWISEOPS_H
 #define GRAPHJIT_OPS_ELEMWISEOPS_H
 
+#include "CompositeScalar.h"
 #include "ScalarOps.h"
 #include "graphjit/Op.h"
+#include <memory>
 
 namespace graphjit {
 
 class Elemwise final : public Op {
 public:
   /// CastTo is the target dtype of ScalarOpKind::Cast, unused otherwise.
-  Elemwise(ScalarOpKind Kind, AttrMap Attrs, DType CastTo = DType::F64);
+  /// InplaceInput: the input the output overwrites, or -1 (see
+  /// withInplace); an `inplace` attribute is added to Attrs for it.
+  Elemwise(ScalarOpKind Kind, AttrMap Attrs, DType CastTo = DType::F64,
+           int InplaceInput = -1);
+  /// A fused Elemwise applying C, which makeCompositeElemwise() has
+  /// checked; prefer that function.
+  Elemwise(std::shared_ptr<const CompositeScalar> C, int InplaceInput = -1);
 
+  /// The scalar operation; for a composite, its last step's (check
+  /// composite() first).
   ScalarOpKind scalarOp() const { return Kind; }
   DType castTo() const { return CastTo; }
+  /// The program of a fused Elemwise; null for a single scalar op.
+  const CompositeScalar *composite() const { return Comp.get(); }
+  /// The input whose buffer the output reuses when it can; -1: the output
+  /// is created.
+  int inplaceInput() const { return Inplace; }
+  /// This computation writing its output into input I's buffer (I must have
+  /// the output's dtype, which inferTypes checks). At run time the output
+  /// falls back to a new buffer when input I does not have exactly the
+  /// output's shape or is not C-contiguous.
+  OpRef withInplace(int I) const;
 
-  /// "Elemwise{add,no_inplace}", "Elemwise{Cast{float32}}".
+  /// "Elemwise{add,no_inplace}", "Elemwise{Cast{float32}}",
+  /// "Elemwise{Composite{(i0 + i1) * i2}}"; in place on input 1:
+  /// "Elemwise{add}[(0, 1)]", "Elemwise{Composite{...}}[(0, 1)]".
   std::string name() const override;
   llvm::StringRef className() const override { return "Elemwise"; }
   unsigned numConditionInputs() const override {
-    return Kind == ScalarOpKind::Switch ? 1 : 0;
+    return !Comp && Kind == ScalarOpKind::Switch ? 1 : 0;
   }
   llvm::Expected<std::vector<TensorType>>
   inferTypes(llvm::ArrayRef<TensorType> Inputs) const override;
@@ -34,21 +61,45 @@ public:
                       std::vector<NDArray> &Outputs,
                       const ExecContext &Ctx) const override;
   /// Broadcasts the input shapes, makes the C-contiguous output (the JIT's
-  /// loops rely on that) and refuses what perform() refuses before it
-  /// computes (integer powers with a negative exponent).
+  /// loops rely on that), or takes the in-place input as the output when
+  /// it can, and refuses what perform() refuses before it computes
+  /// (integer powers with a negative exponent).
   llvm::Error prepare(llvm::ArrayRef<NDArray> Inputs,
                       std::vector<NDArray> &Outputs,
                       const ExecContext &Ctx) const override;
+  OutputAlias outputAlias(unsigned Output) const override {
+    (void)Output;
+    return Inplace >= 0 ? OutputAlias::inplaceOn(Inplace)
+                        : OutputAlias::created();
+  }
   double flops(llvm::ArrayRef<Shape> Inputs,
                llvm::ArrayRef<Shape> Outputs) const override;
 
 private:
   ScalarOpKind Kind;
   DType CastTo;
+  int Inplace = -1;
+  std::shared_ptr<const CompositeScalar> Comp;
+  /// Comp->str(), spelled once: the name is asked for often (equality).
+  std::string Spelling;
 
-  llvm::Expected<ScalarSignature>
-  signatureOf(llvm::ArrayRef<NDArray> Inputs) const;
+  /// The dtype the output has for inputs of these dtypes (with the step
+  /// signatures of a composite in Steps, the signature of a single op in
+  /// Single); errors as inferTypes'.
+  llvm::Error signaturesOf(llvm::ArrayRef<DType> DTypes,
+                           ScalarSignature *Single,
+                           std::vector<ScalarSignature> *Steps) const;
 };
+
+/// The fused Elemwise of C; an error in words if C is malformed
+/// (checkComposite). Dtype problems of its steps (an integer pow) show when
+/// types are inferred.
+llvm::Expected<OpRef> makeCompositeElemwise(CompositeScalar C,
+                                            int InplaceInput = -1);
+
+/// The one-step CompositeScalar of a plain (non-composite) Elemwise with
+/// NumInputs inputs (Args 0..NumInputs-1), or the Composite itself.
+CompositeScalar compositeOf(const Elemwise &E, unsigned NumInputs);
 
 /// The static broadcast of the inputs' dims (NumPy's rules on Dims): a
 /// known 1 gives way to anything, equal dims stay, a symbol meeting a known

@@ -1,14 +1,18 @@
 //===- ElemwisePerform.cpp - Elemwise's reference perform ----------------===//
 //
 // The "py" linker's path for every Elemwise: prepare() broadcasts the
-// run-time shapes and makes the output (the JIT's lowering calls it too),
+// run-time shapes and makes the output, or takes the overwritten input as
+// the output of an in-place Elemwise (the JIT's lowering calls it too),
 // then each input is converted to the dtype its scalar operation computes
 // in and the kernel of ScalarKernels.h runs over the broadcast output with
 // mapElements(). One template instantiation per (operation, dtype) pair
-// that scalarSignature() can produce.
+// that scalarSignature() can produce. Fused (Composite) and in-place
+// Elemwise run through performComposite() instead, which allocates no
+// temporaries and reads every element before overwriting it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CompositePerform.h"
 #include "ElemwiseLoop.h"
 #include "ElemwiseOps.h"
 #include "ScalarKernels.h"
@@ -94,14 +98,6 @@ Error checkExponents(const NDArray &Exponents) {
 
 } // namespace
 
-llvm::Expected<ScalarSignature>
-Elemwise::signatureOf(llvm::ArrayRef<NDArray> Inputs) const {
-  llvm::SmallVector<DType, 4> DTypes;
-  for (const NDArray &A : Inputs)
-    DTypes.push_back(A.dtype());
-  return scalarSignature(Kind, DTypes, CastTo);
-}
-
 /// The broadcast of the inputs' shapes into Out, without allocating;
 /// false if they do not broadcast (broadcastShapes() words why).
 static bool broadcastInto(llvm::ArrayRef<NDArray> Inputs,
@@ -124,13 +120,36 @@ static bool broadcastInto(llvm::ArrayRef<NDArray> Inputs,
   return true;
 }
 
+/// Whether an in-place output may be input I itself: I holds exactly the
+/// output's elements, densely (the JIT's loops need a C-contiguous
+/// output), and no other input reads its buffer through another layout,
+/// which the element-by-element order could not keep apart.
+static bool canOverwrite(llvm::ArrayRef<NDArray> Inputs, unsigned I,
+                         DType OutType, llvm::ArrayRef<int64_t> OutShape) {
+  const NDArray &A = Inputs[I];
+  if (A.dtype() != OutType || llvm::ArrayRef<int64_t>(A.shape()) != OutShape ||
+      !A.isContiguous() || A.isNull())
+    return false;
+  for (unsigned J = 0; J < Inputs.size(); ++J)
+    if (J != I && Inputs[J].sharesBufferWith(A) &&
+        !(Inputs[J].data() == A.data() && Inputs[J].shape() == A.shape() &&
+          Inputs[J].strides() == A.strides()))
+      return false;
+  return true;
+}
+
 Error Elemwise::prepare(llvm::ArrayRef<NDArray> Inputs,
                         std::vector<NDArray> &Outputs,
                         const ExecContext &Ctx) const {
   (void)Ctx;
-  llvm::Expected<ScalarSignature> Sig = signatureOf(Inputs);
-  if (!Sig)
-    return Sig.takeError();
+  llvm::SmallVector<DType, 4> DTypes;
+  for (const NDArray &A : Inputs)
+    DTypes.push_back(A.dtype());
+  ScalarSignature Sig;
+  std::vector<ScalarSignature> Steps;
+  if (Error E = signaturesOf(DTypes, &Sig, &Steps))
+    return E;
+  DType OutType = Comp ? Steps.back().Out : Sig.Out;
   llvm::SmallVector<int64_t, 8> OutShape;
   if (!broadcastInto(Inputs, OutShape)) {
     llvm::SmallVector<Shape, 4> Shapes;
@@ -140,14 +159,22 @@ Error Elemwise::prepare(llvm::ArrayRef<NDArray> Inputs,
   }
   if (Outputs.empty())
     Outputs.resize(1);
-  // Uninitialised: perform() and the JIT code write every element.
-  if (Error E = NDArray::emptyInto(Outputs[0], Sig->Out, OutShape))
+  if (Inplace >= 0 && unsigned(Inplace) < Inputs.size() &&
+      canOverwrite(Inputs, Inplace, OutType, OutShape)) {
+    // The output is the input (strides normalized: a dim of 1 may have
+    // any stride), sharing its buffer.
+    const NDArray &A = Inputs[Inplace];
+    Outputs[0] = A.view(A.shape(), contiguousStrides(A.shape(),
+                                                     A.elementSize()));
+  } else if (Error E = NDArray::emptyInto(Outputs[0], OutType, OutShape)) {
+    // Uninitialised: perform() and the JIT code write every element.
     return E;
+  }
   // Only an integer compute dtype can refuse exponents. The inputs' own
   // values decide: converting to the (wider or equal) compute dtype keeps
-  // their sign.
-  if (Kind == ScalarOpKind::Pow && Outputs[0].numElements() != 0 &&
-      isInteger(Sig->In[1]))
+  // their sign. (A Composite refuses integer pow steps statically.)
+  if (!Comp && Kind == ScalarOpKind::Pow && Outputs[0].numElements() != 0 &&
+      isInteger(Sig.In[1]))
     return checkExponents(Inputs[1]);
   return Error::success();
 }
@@ -160,12 +187,26 @@ Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
   const NDArray &Out = Outputs[0];
   if (Out.numElements() == 0)
     return Error::success();
+  llvm::SmallVector<DType, 4> DTypes;
+  for (const NDArray &A : Inputs)
+    DTypes.push_back(A.dtype());
+  // prepare() succeeded, so the signatures exist.
+  ScalarSignature Sig;
+  std::vector<ScalarSignature> Steps;
+  llvm::cantFail(signaturesOf(DTypes, &Sig, &Steps));
+  if (Comp || Inplace >= 0) {
+    // In place, the output may be an input: the two-pass fold of n-ary
+    // add below would overwrite input 2 before reading it.
+    if (!Comp)
+      Steps.push_back(std::move(Sig));
+    performComposite(Comp ? *Comp : compositeOf(*this, Inputs.size()), Steps,
+                     Inputs, Out);
+    return Error::success();
+  }
   if (Kind == ScalarOpKind::Cast) {
     convertInto(Inputs[0], Out);
     return Error::success();
   }
-  // prepare() succeeded, so the signature exists.
-  ScalarSignature Sig = llvm::cantFail(signatureOf(Inputs));
   // The inputs in their compute dtypes: pointers to the inputs themselves
   // unless a conversion is needed.
   llvm::SmallVector<NDArray, 4> Converted(Inputs.size());

@@ -1,4 +1,4 @@
-//===- LinalgOps.cpp - dot -----------------------------------------------===//
+//===- LinalgOps.cpp - dot; registers gemm --------------------------------===//
 //
 // NumPy's dot for operands of rank 0 to 2: a 0-d operand multiplies
 // element-wise; otherwise every case is one M×K by K×N product (a vector on
@@ -7,17 +7,17 @@
 // copying; other layouts, other dtypes and sizes beyond BLAS's int use
 // plain loops (integers wrap around as NumPy's do; bool is or-of-and).
 // perform() is prepare() (checks, output) then compute() (the product), which
-// the JIT's thunk calls through gj_compute.
+// the JIT's thunk calls through gj_compute. The BLAS calls are shared with
+// gemm (MatrixProduct.h, GemmOp.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmOp.h"
+#include "MatrixProduct.h"
 #include "StructuralUtil.h"
 #include "Strided.h"
 #include "graphjit/OpRegistry.h"
-#include <cblas.h>
 #include <cstdint>
-#include <limits>
-#include <optional>
 #include <type_traits>
 
 using namespace graphjit;
@@ -25,112 +25,6 @@ using llvm::Error;
 using llvm::Expected;
 
 namespace {
-
-/// A 2-D operand of the product: rows × cols with byte strides.
-struct MatView {
-  const char *Data;
-  int64_t Rows, Cols;
-  int64_t RowStride, ColStride; // bytes
-};
-
-/// How BLAS reads a MatView without copying: as a row-major matrix (Trans
-/// false) with leading dimension Ld, or as the transpose of a row-major
-/// Cols×Rows matrix (Trans true).
-struct BlasLayout {
-  bool Trans;
-  int64_t Ld;
-};
-
-std::optional<BlasLayout> blasLayout(const MatView &M, int64_t Elt) {
-  if (reinterpret_cast<uintptr_t>(M.Data) % Elt != 0 || M.RowStride % Elt ||
-      M.ColStride % Elt)
-    return std::nullopt;
-  int64_t RS = M.RowStride / Elt, CS = M.ColStride / Elt;
-  // Strides of dims of size 1 are never followed; any value fits.
-  bool UnitCols = M.Cols == 1 || CS == 1;
-  bool UnitRows = M.Rows == 1 || RS == 1;
-  int64_t MinRowLd = std::max<int64_t>(1, M.Cols);
-  int64_t MinColLd = std::max<int64_t>(1, M.Rows);
-  if (UnitCols && (M.Rows == 1 || RS >= MinRowLd))
-    return BlasLayout{false, M.Rows == 1 ? MinRowLd : RS};
-  if (UnitRows && (M.Cols == 1 || CS >= MinColLd))
-    return BlasLayout{true, M.Cols == 1 ? MinColLd : CS};
-  return std::nullopt;
-}
-
-/// A vector's element stride for BLAS (positive), if it has one.
-std::optional<int64_t> blasInc(const char *Data, int64_t N, int64_t Stride,
-                               int64_t Elt) {
-  if (reinterpret_cast<uintptr_t>(Data) % Elt != 0 || Stride % Elt)
-    return std::nullopt;
-  if (N <= 1)
-    return int64_t(1);
-  if (Stride <= 0)
-    return std::nullopt;
-  return Stride / Elt;
-}
-
-bool fitsBlasInt(int64_t V) { return V <= std::numeric_limits<blasint>::max(); }
-
-/// C (M×N, contiguous) = A·B through CBLAS; false if the operands' layout
-/// or sizes do not suit BLAS. M, N, K are all at least 1.
-template <typename T>
-bool blasProduct(const MatView &A, const MatView &B, T *C) {
-  constexpr int64_t Elt = sizeof(T);
-  const int64_t M = A.Rows, K = A.Cols, N = B.Cols;
-  if (!fitsBlasInt(M) || !fitsBlasInt(N) || !fitsBlasInt(K))
-    return false;
-  const T *PA = reinterpret_cast<const T *>(A.Data);
-  const T *PB = reinterpret_cast<const T *>(B.Data);
-  if (M == 1 && N == 1) {
-    auto IncA = blasInc(A.Data, K, A.ColStride, Elt);
-    auto IncB = blasInc(B.Data, K, B.RowStride, Elt);
-    if (!IncA || !IncB || !fitsBlasInt(*IncA) || !fitsBlasInt(*IncB))
-      return false;
-    if constexpr (std::is_same_v<T, float>)
-      *C = cblas_sdot(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
-    else
-      *C = cblas_ddot(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
-    return true;
-  }
-  if (N == 1 || M == 1) {
-    // y = A·x (N == 1) or y = Bᵀ·x (M == 1): one matrix, one vector.
-    const MatView &Mat = N == 1 ? A : B;
-    const char *X = N == 1 ? B.Data : A.Data;
-    int64_t XStride = N == 1 ? B.RowStride : A.ColStride;
-    auto L = blasLayout(Mat, Elt);
-    auto Inc = blasInc(X, K, XStride, Elt);
-    if (!L || !Inc || !fitsBlasInt(L->Ld) || !fitsBlasInt(*Inc))
-      return false;
-    // Stored as row-major R×Cc; A·x wants Mat, Bᵀ·x its transpose.
-    bool Trans = L->Trans != (M == 1);
-    int64_t R = L->Trans ? Mat.Cols : Mat.Rows;
-    int64_t Cc = L->Trans ? Mat.Rows : Mat.Cols;
-    const T *PM = reinterpret_cast<const T *>(Mat.Data);
-    const T *PX = reinterpret_cast<const T *>(X);
-    auto Tr = Trans ? CblasTrans : CblasNoTrans;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemv(CblasRowMajor, Tr, blasint(R), blasint(Cc), 1.0f, PM,
-                  blasint(L->Ld), PX, blasint(*Inc), 0.0f, C, 1);
-    else
-      cblas_dgemv(CblasRowMajor, Tr, blasint(R), blasint(Cc), 1.0, PM,
-                  blasint(L->Ld), PX, blasint(*Inc), 0.0, C, 1);
-    return true;
-  }
-  auto LA = blasLayout(A, Elt), LB = blasLayout(B, Elt);
-  if (!LA || !LB || !fitsBlasInt(LA->Ld) || !fitsBlasInt(LB->Ld))
-    return false;
-  auto TA = LA->Trans ? CblasTrans : CblasNoTrans;
-  auto TB = LB->Trans ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K),
-                1.0f, PA, blasint(LA->Ld), PB, blasint(LB->Ld), 0.0f, C,
-                blasint(N));
-  else
-    cblas_dgemm(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K), 1.0,
-                PA, blasint(LA->Ld), PB, blasint(LB->Ld), 0.0, C, blasint(N));
-  return true;
-}
 
 /// Integers as two's-complement bits: products and sums wrap around.
 template <typename T> uint64_t bits(T V) {
@@ -194,22 +88,6 @@ Error notAligned(const std::string &SA, const std::string &SB, int64_t DA,
                  const ShapeT &KA, const ShapeT &KB) {
   return opError("shapes " + SA + " and " + SB + " not aligned: " + KA +
                  " (dim " + std::to_string(DA) + ") != " + KB + " (dim 0)");
-}
-
-/// The left operand as M×K (a vector is 1×K).
-MatView leftView(const NDArray &A) {
-  if (A.rank() == 2)
-    return MatView{A.data(), A.dim(0), A.dim(1), A.strides()[0],
-                   A.strides()[1]};
-  return MatView{A.data(), 1, A.dim(0), 0, A.strides()[0]};
-}
-
-/// The right operand as K×N (a vector is K×1).
-MatView rightView(const NDArray &B) {
-  if (B.rank() == 2)
-    return MatView{B.data(), B.dim(0), B.dim(1), B.strides()[0],
-                   B.strides()[1]};
-  return MatView{B.data(), B.dim(0), 1, B.strides()[0], 0};
 }
 
 class DotOp final : public Op {
@@ -309,17 +187,13 @@ public:
       using E = typename decltype(Tag)::type;
       E *C = Out[0].dataAs<E>();
       if constexpr (std::is_floating_point_v<E>) {
-        if (blasProduct<E>(MA, MB, C))
+        if (blasProduct(MA, MB, C, E(1), E(0)))
           return;
         // An operand BLAS cannot read is copied to C order, which it can
         // (unless the sizes exceed its int).
-        auto Readable = [](const MatView &V) {
-          std::optional<BlasLayout> L = blasLayout(V, sizeof(E));
-          return L && fitsBlasInt(L->Ld);
-        };
-        NDArray CA = Readable(MA) ? A : A.copy();
-        NDArray CB = Readable(MB) ? B : B.copy();
-        if (blasProduct<E>(leftView(CA), rightView(CB), C))
+        NDArray CA = blasReadable(MA, sizeof(E)) ? A : A.copy();
+        NDArray CB = blasReadable(MB, sizeof(E)) ? B : B.copy();
+        if (blasProduct(leftView(CA), rightView(CB), C, E(1), E(0)))
           return;
       }
       loopProduct<E>(MA, MB, C);
@@ -341,4 +215,5 @@ void graphjit::registerLinalgOps(OpRegistry &R) {
   R.add(OpSpec{"dot", 2, 2, makeDot,
                "NumPy dot of vectors and matrices (0-d: multiply): "
                "dot(x, w)"});
+  registerGemmOp(R);
 }

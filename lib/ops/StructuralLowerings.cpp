@@ -2,10 +2,11 @@
 //
 // Registers the lowerings of the shape, indexing, reduction, linear-algebra
 // and nn families (the loops live in ShapeLowering.cpp, ReduceLowering.cpp
-// and SoftmaxLowering.cpp) and defines dot's: gj_prepare checks the shapes
-// and creates the output, then the thunk calls gj_compute, which runs the
-// op's library code (Dot::compute: CBLAS for f32 and f64, with transposed
-// operands passed by flag rather than copied; loops for the other dtypes).
+// and SoftmaxLowering.cpp) and defines dot's and gemm's: gj_prepare checks
+// the shapes and creates the output, then the thunk calls gj_compute, which
+// runs the op's library code (Dot::compute, Gemm::compute: CBLAS for f32 and
+// f64, with transposed operands passed by flag rather than copied; loops for
+// the other dtypes and layouts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,5 +42,8 @@ void graphjit::registerStructuralLowerings() {
   registerReduceLowerings();
   registerSoftmaxLowerings();
   registerLowering("Dot",
+                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  // gemm (GemmOp.cpp) the same way: BLAS with beta·c in the output.
+  registerLowering("Gemm",
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
 }

@@ -2,7 +2,8 @@
 //
 // diffProfiles() and printDiff(): Theano's print_diff_summary, per Class,
 // per Op and per Apply, with rows added, removed and changed, sorted by the
-// size of the change, and the memory of functions recorded in both. Applies
+// size of the change, the memory of functions recorded in both, and the
+// optimizer's time and, where both recorded it, its rewrites. Applies
 // are matched by (function, Apply name), not by id, since ids shift when a
 // graph changes (docs/profiling.md, "Diffs").
 //
@@ -108,6 +109,14 @@ std::vector<Side> applySides(const FunctionProfile &F) {
   return Rows;
 }
 
+/// The optimizer's rewrites: seconds trying each, times applied.
+std::vector<Side> rewriteSides(const FunctionProfile &F) {
+  std::vector<Side> Rows;
+  for (const RewriteProfile &R : F.Optimizer.Rewrites)
+    Rows.push_back({R.Name, "", R.Seconds, R.Applied});
+  return Rows;
+}
+
 void sortRows(std::vector<DiffRow> &Rows) {
   std::stable_sort(Rows.begin(), Rows.end(),
                    [](const DiffRow &L, const DiffRow &R) {
@@ -168,11 +177,15 @@ std::vector<const FunctionProfile *> named(const Profile &P, StringRef Name) {
 ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
   ProfileDiff D;
   for (const FunctionProfile &F : A.Functions) {
+    D.RewriteSecondsA += F.Compile.Rewrite;
+    D.ValidateSecondsA += F.Compile.Validate;
     D.ThunkSecondsA += F.thunkSeconds();
     D.CallSecondsA += F.CallSeconds;
     D.CallsA += F.Calls;
   }
   for (const FunctionProfile &F : B.Functions) {
+    D.RewriteSecondsB += F.Compile.Rewrite;
+    D.ValidateSecondsB += F.Compile.Validate;
     D.ThunkSecondsB += F.thunkSeconds();
     D.CallSecondsB += F.CallSeconds;
     D.CallsB += F.Calls;
@@ -189,6 +202,8 @@ ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
       matchRows(applySides(F), applySides(*InB[K]), F.Name, D.Applies);
       if (F.Memory.Recorded && InB[K]->Memory.Recorded)
         diffMemory(F, *InB[K], D);
+      if (F.Optimizer.Recorded && InB[K]->Optimizer.Recorded)
+        matchRows(rewriteSides(F), rewriteSides(*InB[K]), F.Name, D.Rewrites);
     } else {
       D.FunctionsRemoved.push_back(F.Name);
       matchRows(applySides(F), {}, F.Name, D.Applies);
@@ -204,6 +219,7 @@ ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
   sortRows(D.Classes);
   sortRows(D.Ops);
   sortRows(D.Applies);
+  sortRows(D.Rewrites);
   std::stable_sort(
       D.MemoryApplies.begin(), D.MemoryApplies.end(),
       [](const ApplyMemoryDiffRow &L, const ApplyMemoryDiffRow &R) {
@@ -240,11 +256,11 @@ static std::string ratioText(double A, double B) {
 }
 
 static void printDiffTable(raw_ostream &OS, StringRef Title, StringRef Column,
-                           StringRef Plural, ArrayRef<DiffRow> Rows, size_t N) {
+                           StringRef Plural, ArrayRef<DiffRow> Rows, size_t N,
+                           StringRef Count = "#call") {
   OS << Title << "\n" << std::string(Title == "Apply" ? 6 : 3, '-') << "\n";
-  OS << "<time A> <time B> <difference> <ratio B/A> <#call A> <#call B> "
-        "<status> <"
-     << Column << ">\n";
+  OS << "<time A> <time B> <difference> <ratio B/A> <" << Count << " A> <"
+     << Count << " B> <status> <" << Column << ">\n";
   size_t Shown = std::min(N, Rows.size());
   for (size_t I = 0; I < Shown; ++I) {
     const DiffRow &R = Rows[I];
@@ -311,6 +327,10 @@ void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
                D.ThunkSecondsA, D.ThunkSecondsB,
                D.ThunkSecondsB - D.ThunkSecondsA,
                ratioText(D.ThunkSecondsA, D.ThunkSecondsB).c_str());
+  OS << format("  Time in rewriting: A %es (validate %es), B %es (validate "
+               "%es), difference %+es\n",
+               D.RewriteSecondsA, D.ValidateSecondsA, D.RewriteSecondsB,
+               D.ValidateSecondsB, D.RewriteSecondsB - D.RewriteSecondsA);
   if (!D.FunctionsRemoved.empty())
     OS << "  Functions only in A: " << join(D.FunctionsRemoved, ", ") << "\n";
   if (!D.FunctionsAdded.empty())
@@ -322,6 +342,9 @@ void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
                  Opts.NApply);
   if (!D.Memory.empty())
     printMemoryDiff(OS, D, Opts.NApply);
+  if (!D.Rewrites.empty())
+    printDiffTable(OS, "Rewrites", "Rewrite name", "rewrites", D.Rewrites,
+                   Opts.NOps, "#applied");
 }
 
 } // namespace graphjit

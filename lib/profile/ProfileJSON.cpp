@@ -1,7 +1,8 @@
 //===- profile/ProfileJSON.cpp - Profiles as JSON -------------------------===//
 //
 // The versioned JSON form of a Profile (docs/profile-json.md); files of
-// version 1, before the memory profile, are still read. The reader checks
+// version 1, before the memory profile, and of version 2, before the
+// optimizer profile and provenance, are still read. The reader checks
 // everything and names the file and the JSON path of the first
 // problem ("a.json: functions[0].applies[3].calls: expected an integer"),
 // so that a bad file is a message, never a crash or a wrong report.
@@ -78,6 +79,51 @@ void writeApplyMemory(json::OStream &J, const ApplyProfile &A, bool All) {
     J.attribute("allocations", A.Allocations);
 }
 
+void writeStrings(json::OStream &J, StringRef Key,
+                  ArrayRef<std::string> Strings) {
+  J.attributeArray(Key, [&] {
+    for (const std::string &S : Strings)
+      J.value(S);
+  });
+}
+
+void writeOptimizer(json::OStream &J, const OptimizerProfile &O) {
+  J.attributeObject("optimizer", [&] {
+    J.attribute("recorded", O.Recorded);
+    J.attribute("name", O.Name);
+    J.attribute("excluding", O.Excluding);
+    J.attribute("including", O.Including);
+    J.attribute("runs", O.Runs);
+    J.attribute("seconds", finite(O.Seconds));
+    J.attribute("validate_seconds", finite(O.ValidateSeconds));
+    J.attribute("nodes_before", O.NodesBefore);
+    J.attribute("nodes_after", O.NodesAfter);
+    J.attributeArray("phases", [&] {
+      for (const RewritePhaseProfile &P : O.Phases)
+        J.object([&] {
+          J.attribute("name", P.Name);
+          J.attribute("seconds", finite(P.Seconds));
+          J.attribute("nodes_before", P.NodesBefore);
+          J.attribute("nodes_after", P.NodesAfter);
+          J.attribute("visits", P.Visits);
+          J.attribute("budget_exhausted", P.BudgetExhausted);
+        });
+    });
+    J.attributeArray("rewrites", [&] {
+      for (const RewriteProfile &R : O.Rewrites)
+        J.object([&] {
+          J.attribute("name", R.Name);
+          writeStrings(J, "tags", R.Tags);
+          J.attribute("seconds", finite(R.Seconds));
+          J.attribute("applied", R.Applied);
+          J.attribute("nodes_before", R.NodesBefore);
+          J.attribute("nodes_after", R.NodesAfter);
+          J.attribute("nodes_created", R.NodesCreated);
+        });
+    });
+  });
+}
+
 void writeMemory(json::OStream &J, const FunctionMemory &M) {
   J.attributeObject("memory", [&] {
     J.attribute("recorded", M.Recorded);
@@ -103,6 +149,11 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
     J.attribute("bytes_per_call", finite(A.BytesPerCall));
     writeTensors(J, "inputs", A.Inputs);
     writeTensors(J, "outputs", A.Outputs);
+    // Provenance only for rewritten Applies.
+    if (!A.Rewrites.empty())
+      writeStrings(J, "rewrites", A.Rewrites);
+    if (!A.SourceLocs.empty())
+      writeStrings(J, "source_locs", A.SourceLocs);
     writeApplyMemory(J, A, WithMemory);
   });
 }
@@ -120,6 +171,7 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
       J.attribute("optimize", finite(F.Compile.Optimize));
       J.attribute("codegen", finite(F.Compile.Codegen));
       J.attribute("link", finite(F.Compile.Link));
+      J.attribute("validate", finite(F.Compile.Validate));
       J.attribute("cached", F.Compile.Cached);
     });
     J.attribute("linker", F.Linker);
@@ -130,6 +182,9 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
     bool WithMemory = !(F.Memory == FunctionMemory());
     if (WithMemory)
       writeMemory(J, F.Memory);
+    // So is the optimizer, where profile_optimizer was off.
+    if (!(F.Optimizer == OptimizerProfile()))
+      writeOptimizer(J, F.Optimizer);
     J.attributeArray("applies", [&] {
       for (const ApplyProfile &A : F.Applies)
         writeApply(J, A, WithMemory);
@@ -165,7 +220,8 @@ public:
 
 private:
   StringRef File;
-  /// The file's version: memory is read from version 2 on.
+  /// The file's version: memory is read from version 2 on; the optimizer,
+  /// provenance and the validate time from version 3 on.
   int64_t FileVersion = ProfileJSONVersion;
 
   Error fail(const std::string &Path, const Twine &Msg) const {
@@ -270,6 +326,16 @@ private:
   Error readIntegers(const json::Object &O, StringRef Key,
                      const std::string &Path, bool Required,
                      std::vector<T> &Out) const;
+  /// An array of strings (an absent one: empty).
+  Error readStrings(const json::Object &O, StringRef Key,
+                    const std::string &Path,
+                    std::vector<std::string> &Out) const;
+  Error readOptimizer(const json::Object &O, const std::string &Path,
+                      OptimizerProfile &Out) const;
+  Error readRewrite(const json::Value &V, const std::string &Path,
+                    RewriteProfile &Out) const;
+  Error readPhase(const json::Value &V, const std::string &Path,
+                  RewritePhaseProfile &Out) const;
   Error readTensors(const json::Object &O, StringRef Key,
                     const std::string &Path,
                     std::vector<TensorInfo> &Out) const;
@@ -324,6 +390,123 @@ Error ProfileReader::readIntegers(const json::Object &O, StringRef Key,
   return Error::success();
 }
 
+Error ProfileReader::readStrings(const json::Object &O, StringRef Key,
+                                 const std::string &Path,
+                                 std::vector<std::string> &Out) const {
+  auto A = getArray(O, Key, Path, /*Required=*/false);
+  if (!A)
+    return A.takeError();
+  Out.clear();
+  if (!*A)
+    return Error::success();
+  for (size_t I = 0; I < (*A)->size(); ++I) {
+    std::optional<StringRef> S = (**A)[I].getAsString();
+    if (!S)
+      return fail(index(child(Path, Key), I), "expected a string");
+    Out.push_back(S->str());
+  }
+  return Error::success();
+}
+
+Error ProfileReader::readRewrite(const json::Value &V, const std::string &Path,
+                                 RewriteProfile &Out) const {
+  auto O = asObject(V, Path);
+  if (!O)
+    return O.takeError();
+  if (Error E = getString(**O, "name", Path, true, Out.Name))
+    return E;
+  if (Error E = readStrings(**O, "tags", Path, Out.Tags))
+    return E;
+  if (Error E = getSeconds(**O, "seconds", Path, false, Out.Seconds))
+    return E;
+  std::pair<StringRef, uint64_t *> Counts[] = {
+      {"applied", &Out.Applied},
+      {"nodes_before", &Out.NodesBefore},
+      {"nodes_after", &Out.NodesAfter},
+      {"nodes_created", &Out.NodesCreated}};
+  for (auto &[Key, Field] : Counts)
+    if (Error E = getUInt(**O, Key, Path, false, *Field))
+      return E;
+  return Error::success();
+}
+
+Error ProfileReader::readPhase(const json::Value &V, const std::string &Path,
+                               RewritePhaseProfile &Out) const {
+  auto O = asObject(V, Path);
+  if (!O)
+    return O.takeError();
+  if (Error E = getString(**O, "name", Path, true, Out.Name))
+    return E;
+  if (Error E = getSeconds(**O, "seconds", Path, false, Out.Seconds))
+    return E;
+  std::pair<StringRef, uint64_t *> Counts[] = {
+      {"nodes_before", &Out.NodesBefore},
+      {"nodes_after", &Out.NodesAfter},
+      {"visits", &Out.Visits}};
+  for (auto &[Key, Field] : Counts)
+    if (Error E = getUInt(**O, Key, Path, false, *Field))
+      return E;
+  return getBool(**O, "budget_exhausted", Path, false, Out.BudgetExhausted);
+}
+
+Error ProfileReader::readOptimizer(const json::Object &O,
+                                   const std::string &Path,
+                                   OptimizerProfile &Out) const {
+  const json::Value *V = O.get("optimizer");
+  if (!V)
+    return Error::success();
+  std::string OPath = child(Path, "optimizer");
+  auto Opt = asObject(*V, OPath);
+  if (!Opt)
+    return Opt.takeError();
+  const json::Object &M = **Opt;
+  if (Error E = getBool(M, "recorded", OPath, true, Out.Recorded))
+    return E;
+  std::pair<StringRef, std::string *> Names[] = {{"name", &Out.Name},
+                                                 {"excluding", &Out.Excluding},
+                                                 {"including", &Out.Including}};
+  for (auto &[Key, Field] : Names)
+    if (Error E = getString(M, Key, OPath, false, *Field))
+      return E;
+  if (Error E = getSeconds(M, "seconds", OPath, false, Out.Seconds))
+    return E;
+  if (Error E =
+          getSeconds(M, "validate_seconds", OPath, false, Out.ValidateSeconds))
+    return E;
+  std::pair<StringRef, uint64_t *> Counts[] = {
+      {"runs", &Out.Runs},
+      {"nodes_before", &Out.NodesBefore},
+      {"nodes_after", &Out.NodesAfter}};
+  for (auto &[Key, Field] : Counts)
+    if (Error E = getUInt(M, Key, OPath, false, *Field))
+      return E;
+  auto Phases = getArray(M, "phases", OPath, /*Required=*/false);
+  if (!Phases)
+    return Phases.takeError();
+  for (size_t I = 0; *Phases && I < (*Phases)->size(); ++I) {
+    RewritePhaseProfile P;
+    if (Error E = readPhase((**Phases)[I], index(child(OPath, "phases"), I), P))
+      return E;
+    Out.Phases.push_back(std::move(P));
+  }
+  auto Rewrites = getArray(M, "rewrites", OPath, /*Required=*/false);
+  if (!Rewrites)
+    return Rewrites.takeError();
+  for (size_t I = 0; *Rewrites && I < (*Rewrites)->size(); ++I) {
+    std::string RPath = index(child(OPath, "rewrites"), I);
+    RewriteProfile R;
+    if (Error E = readRewrite((**Rewrites)[I], RPath, R))
+      return E;
+    // Rows are matched by name (the join, merges, diffs).
+    if (any_of(Out.Rewrites,
+               [&](const RewriteProfile &Q) { return Q.Name == R.Name; }))
+      return fail(child(RPath, "name"),
+                  "duplicate rewrite '" + R.Name + "' in this function");
+    Out.Rewrites.push_back(std::move(R));
+  }
+  return Error::success();
+}
+
 Error ProfileReader::readTensors(const json::Object &O, StringRef Key,
                                  const std::string &Path,
                                  std::vector<TensorInfo> &Out) const {
@@ -363,11 +546,10 @@ Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
   auto C = asObject(*V, CPath);
   if (!C)
     return C.takeError();
-  std::pair<StringRef, double *> Phases[] = {{"rewrite", &Out.Rewrite},
-                                             {"lower", &Out.Lower},
-                                             {"optimize", &Out.Optimize},
-                                             {"codegen", &Out.Codegen},
-                                             {"link", &Out.Link}};
+  std::pair<StringRef, double *> Phases[] = {
+      {"rewrite", &Out.Rewrite},   {"lower", &Out.Lower},
+      {"optimize", &Out.Optimize}, {"codegen", &Out.Codegen},
+      {"link", &Out.Link},         {"validate", &Out.Validate}};
   for (auto &[Key, Field] : Phases)
     if (Error E = getSeconds(**C, Key, CPath, false, *Field))
       return E;
@@ -487,6 +669,12 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = readTensors(**O, "outputs", Path, Out.Outputs))
     return E;
+  if (FileVersion >= 3) {
+    if (Error E = readStrings(**O, "rewrites", Path, Out.Rewrites))
+      return E;
+    if (Error E = readStrings(**O, "source_locs", Path, Out.SourceLocs))
+      return E;
+  }
   if (FileVersion < 2) // Version 1 had no memory.
     return Error::success();
   return readApplyMemory(**O, Path, Out);
@@ -519,6 +707,9 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
     return E;
   if (FileVersion >= 2)
     if (Error E = readMemory(**O, Path, Out.Memory))
+      return E;
+  if (FileVersion >= 3)
+    if (Error E = readOptimizer(**O, Path, Out.Optimizer))
       return E;
   auto Applies = getArray(**O, "applies", Path, /*Required=*/true);
   if (!Applies)

@@ -5,11 +5,13 @@
 // name and file are; its Applies must then be the same too (ids, names,
 // ops, C or Py), since adding the times of different graphs would give a
 // report that describes neither. Memory is kept where every run recorded
-// it: the largest peaks and outputs, the buffers summed.
+// it: the largest peaks and outputs, the buffers summed; so is the
+// optimizer's profile, its rewrites and phases summed by name.
 // docs/profile-json.md, "Merging".
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
+#include "profile/OptimizerReport.h"
 #include "llvm/ADT/DenseMap.h"
 #include <algorithm>
 
@@ -194,6 +196,13 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
   } else {
     dropMemory(Into);
   }
+  // Like memory: a sum where some run did not record the optimizer would
+  // show less time than the runs took.
+  if (Into.Optimizer.Recorded && F.Optimizer.Recorded)
+    profile::addOptimizerProfile(Into.Optimizer, F.Optimizer,
+                                 /*SameFunction=*/true);
+  else
+    Into.Optimizer = OptimizerProfile();
   for (size_t I = 0; I < F.Applies.size(); ++I) {
     ApplyProfile &A = Into.Applies[Match[I]];
     const ApplyProfile &B = F.Applies[I];
@@ -205,6 +214,12 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
     A.Seconds += B.Seconds;
     if (A.Loc.empty())
       A.Loc = B.Loc;
+    // The same Apply (same name and op) of the same function: provenance
+    // may only be missing from one side (a version 2 file).
+    if (A.Rewrites.empty() && A.SourceLocs.empty()) {
+      A.Rewrites = B.Rewrites;
+      A.SourceLocs = B.SourceLocs;
+    }
     // The tensors as last seen.
     if (!B.Inputs.empty() || !B.Outputs.empty()) {
       A.Inputs = B.Inputs;

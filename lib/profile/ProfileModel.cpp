@@ -1,12 +1,14 @@
 //===- profile/ProfileModel.cpp - The profile's raw numbers ---------------===//
 //
 // Equality and totals of the data model, the skeleton of a function's
-// profile built from its graph, and the sum of a profile's functions.
+// profile built from its graph (provenance included), and the sum of a
+// profile's functions.
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Graph.h"
 #include "graphjit/NDArray.h"
 #include "graphjit/Profile.h"
+#include "profile/OptimizerReport.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -21,12 +23,14 @@ bool ApplyProfile::operator==(const ApplyProfile &O) const {
          BytesPerCall == O.BytesPerCall && Inputs == O.Inputs &&
          Outputs == O.Outputs && InputVars == O.InputVars &&
          OutputMem == O.OutputMem && AllocatedBytes == O.AllocatedBytes &&
-         Allocations == O.Allocations;
+         Allocations == O.Allocations && Rewrites == O.Rewrites &&
+         SourceLocs == O.SourceLocs;
 }
 
 bool CompileSplit::operator==(const CompileSplit &O) const {
   return Rewrite == O.Rewrite && Lower == O.Lower && Optimize == O.Optimize &&
-         Codegen == O.Codegen && Link == O.Link && Cached == O.Cached;
+         Codegen == O.Codegen && Link == O.Link && Validate == O.Validate &&
+         Cached == O.Cached;
 }
 
 bool FunctionProfile::operator==(const FunctionProfile &O) const {
@@ -34,7 +38,7 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          CallSeconds == O.CallSeconds && DriverSeconds == O.DriverSeconds &&
          Compile == O.Compile && Linker == O.Linker && Clock == O.Clock &&
          InstrumentationNsPerApply == O.InstrumentationNsPerApply &&
-         Applies == O.Applies && Memory == O.Memory;
+         Applies == O.Applies && Memory == O.Memory && Optimizer == O.Optimizer;
 }
 
 double FunctionProfile::thunkSeconds() const {
@@ -57,6 +61,12 @@ FunctionProfile describeFunction(const FunctionGraph &F) {
     AP.OpClass = A->op().className().str();
     if (A->loc().isValid())
       AP.Loc = A->loc().fileLine();
+    AP.Rewrites.assign(A->rewrites().begin(), A->rewrites().end());
+    // The statements are worth keeping when they say more than Loc.
+    if (!AP.Rewrites.empty() || A->sourceLocs().size() > 1)
+      for (const SourceLoc &L : A->sourceLocs())
+        if (L.isValid())
+          AP.SourceLocs.push_back(L.fileLine());
     P.Applies.push_back(std::move(AP));
   }
   return P;
@@ -110,8 +120,23 @@ FunctionProfile sumOfFunctions(const Profile &P) {
       distinctJoined(P, [](const FunctionProfile &F) { return F.Linker; });
   S.Clock = distinctJoined(P, [](const FunctionProfile &F) { return F.Clock; });
   S.Compile.Cached = !P.Functions.empty();
+  // The optimizers' sum, when every function recorded its own.
+  S.Optimizer.Recorded =
+      !P.Functions.empty() &&
+      llvm::all_of(P.Functions, [](const FunctionProfile &F) {
+        return F.Optimizer.Recorded;
+      });
+  bool FirstOptimizer = true;
   double WeightedNs = 0, ApplyCalls = 0;
   for (const FunctionProfile &F : P.Functions) {
+    if (S.Optimizer.Recorded) {
+      if (FirstOptimizer)
+        S.Optimizer = F.Optimizer;
+      else
+        profile::addOptimizerProfile(S.Optimizer, F.Optimizer,
+                                     /*SameFunction=*/false);
+      FirstOptimizer = false;
+    }
     S.Calls += F.Calls;
     S.CallSeconds += F.CallSeconds;
     S.DriverSeconds += F.DriverSeconds;

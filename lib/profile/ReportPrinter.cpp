@@ -3,12 +3,14 @@
 // printSummary() section by section, as PyTensor's profiling.py does:
 // the global section (summary_function), the Class, Ops and Apply tables
 // (summary_class, summary_ops, summary_nodes), the Memory Profile
-// (summary_memory, in MemoryReport.cpp) and the tips (print_tips), with
+// (summary_memory, in MemoryReport.cpp), the Optimizer Profile
+// (profile_optimizer, in OptimizerReport.cpp) and the tips (print_tips), with
 // Theano's columns and number formats (docs/profiling.md).
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
 #include "profile/MemoryReport.h"
+#include "profile/OptimizerReport.h"
 #include "profile/ProfileTables.h"
 #include "graphjit/Type.h"
 #include "llvm/Support/Format.h"
@@ -66,7 +68,8 @@ void ReportPrinter::printGlobal(StringRef Machine) {
     OS << " (object from the compile cache)";
   OS << "\n";
   OS << "    Number of Apply nodes: " << F.Applies.size() << "\n";
-  OS << "    Rewrite time: " << format("%e", F.Compile.Rewrite) << "s\n";
+  OS << "    Rewrite time: " << format("%e", F.Compile.Rewrite)
+     << "s (validate " << format("%e", F.Compile.Validate) << "s)\n";
   OS << "    Lower time (FunctionGraph to LLVM IR): "
      << format("%e", F.Compile.Lower) << "s\n";
   OS << "    Optimize time (LLVM passes): " << format("%e", F.Compile.Optimize)
@@ -154,7 +157,12 @@ void ReportPrinter::printApplyTable() {
                  (unsigned long long)A.Calls, A.Id, Mflops.c_str(),
                  Gflops.c_str(), GBs.c_str())
        << A.Name << "\n";
-    if (!A.Loc.empty())
+    // A rewritten Apply says what it stands for instead of where it was
+    // written (its own statement comes first).
+    std::string From = provenanceText(A);
+    if (!From.empty())
+      OS << "    " << From << "\n";
+    else if (!A.Loc.empty())
       OS << "    at " << A.Loc << "\n";
     if (Opts.TensorLines) {
       printTensorLines("input", A.Inputs);
@@ -196,6 +204,7 @@ void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
   P.printGroupTable(/*ByOp=*/true);
   P.printApplyTable();
   printMemoryProfile(OS, F, Opts);
+  printOptimizerProfile(OS, F, Opts);
   if (Opts.Tips)
     P.printTips();
 }

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Match.h"
 #include "NodeRewrite.h"
-#include "ops/ElemwiseOps.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace graphjit;
@@ -24,21 +24,6 @@ using Reps = std::vector<Replacement>;
 namespace {
 
 const std::vector<std::string> CanonicalizeTags = {"canonicalize", "fast_run"};
-
-/// N's op if it is the Elemwise of K.
-const Elemwise *elemwiseOf(const RNode &N, ScalarOpKind K) {
-  if (N.className() != "Elemwise")
-    return nullptr;
-  const auto &E = static_cast<const Elemwise &>(N.op());
-  return E.scalarOp() == K ? &E : nullptr;
-}
-
-/// V's producer if it is a live Elemwise of K.
-RNode *producedBy(const RValue &V, ScalarOpKind K) {
-  if (!V.Owner || V.Owner->Dead || !elemwiseOf(*V.Owner, K))
-    return nullptr;
-  return V.Owner;
-}
 
 /// Replaces N's output by New if it has the same type.
 Reps replaceBy(RNode &N, RValue *New) {
@@ -267,30 +252,6 @@ public:
     return Reps{};
   }
 };
-
-/// A DimShuffle's pattern read back from its name ("DimShuffle{1,x,0}",
-/// -1 for x); nullopt if N is not a DimShuffle.
-std::optional<std::vector<int>> dimShufflePattern(const RNode &N) {
-  llvm::StringRef Name = N.OpName;
-  if (N.className() != "DimShuffle" || !Name.consume_front("DimShuffle{") ||
-      !Name.consume_back("}"))
-    return std::nullopt;
-  std::vector<int> P;
-  if (Name.empty())
-    return P;
-  llvm::SmallVector<llvm::StringRef, 4> Parts;
-  Name.split(Parts, ',');
-  for (llvm::StringRef S : Parts) {
-    int D;
-    if (S == "x")
-      P.push_back(-1);
-    else if (!S.getAsInteger(10, D) && D >= 0)
-      P.push_back(D);
-    else
-      return std::nullopt;
-  }
-  return P;
-}
 
 /// A dimshuffle that keeps every dim in place (a transpose of a vector,
 /// dimshuffle(x, pattern=[0, 1])) is its input.

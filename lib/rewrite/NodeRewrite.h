@@ -3,10 +3,12 @@
 // A NodeRewrite looks at one Apply and, when it applies, says which values
 // should stand for which (Theano's node rewriter): the pipeline
 // (Pipeline.h) makes the replacements, gives the Applies the rewrite made
-// the provenance of the one it replaced, drops what is no longer used and
-// revisits what changed. A rewrite has a name and tags, by which the
-// options select it. The rewrites themselves are in Merge.cpp,
-// ConstantFolding.cpp, Canonicalize.cpp and ShapeRewrites.cpp.
+// the provenance of the one it replaced (and what the rewrite adds: a fused
+// Apply stands for every statement it took in), drops what is no longer
+// used and revisits what changed. A rewrite has a name and tags, by which
+// the options select it. The rewrites themselves are in Merge.cpp,
+// ConstantFolding.cpp, Canonicalize.cpp, ShapeRewrites.cpp, Stabilize.cpp,
+// Gemm.cpp, Fusion.cpp and Inplace.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_REWRITE_NODEREWRITE_H
@@ -58,6 +60,14 @@ std::unique_ptr<NodeRewrite> makeConstantFolding();
 std::vector<std::unique_ptr<NodeRewrite>> makeCanonicalizeRewrites();
 /// The shape rewrites (Shape_i of a known dim, ...).
 std::vector<std::unique_ptr<NodeRewrite>> makeShapeRewrites();
+/// The stabilize rewrites (log(softmax(x)) -> log_softmax(x), ...).
+std::vector<std::unique_ptr<NodeRewrite>> makeStabilizeRewrites();
+/// The gemm rewrites (dot plus a scaled add -> gemm, transposes -> flags).
+std::vector<std::unique_ptr<NodeRewrite>> makeGemmRewrites();
+/// elemwise_fusion: Elemwise chains and trees -> one Composite.
+std::unique_ptr<NodeRewrite> makeElemwiseFusion();
+/// elemwise_inplace: an Elemwise writes over an input that dies with it.
+std::unique_ptr<NodeRewrite> makeElemwiseInplace();
 
 /// Largest output (in elements) constant folding makes a constant of.
 constexpr int64_t MaxFoldedElements = 1000000;

@@ -71,16 +71,25 @@ llvm::Expected<bool> PhaseRunner::offer(RNode &N, NodeRewrite &R,
           " at " + describeNode(N));
     }
 
-  // What it made stands for what N stood for.
-  std::vector<std::string> MadeBy = N.MadeBy;
-  if (!llvm::is_contained(MadeBy, R.name()))
-    MadeBy.push_back(R.name());
+  // What it made stands for what N stood for, and for what the rewrite
+  // says it took in besides (the Applies a fusion absorbed).
   for (unsigned I = Mark; I < G.numNodesMade(); ++I) {
     RNode *New = G.nodes()[I].get();
+    std::vector<SourceLoc> Locs =
+        N.Locs.empty() ? std::vector<SourceLoc>{N.Loc} : N.Locs;
+    for (const SourceLoc &L : New->Locs)
+      if (llvm::none_of(Locs, [&](const SourceLoc &K) { return sameLoc(K, L); }))
+        Locs.push_back(L);
+    std::vector<std::string> MadeBy = N.MadeBy;
+    for (const std::string &M : New->MadeBy)
+      if (!llvm::is_contained(MadeBy, M))
+        MadeBy.push_back(M);
+    if (!llvm::is_contained(MadeBy, R.name()))
+      MadeBy.push_back(R.name());
     New->Position = N.Position;
     New->Loc = N.Loc;
-    New->Locs = N.Locs.empty() ? std::vector<SourceLoc>{N.Loc} : N.Locs;
-    New->MadeBy = MadeBy;
+    New->Locs = std::move(Locs);
+    New->MadeBy = std::move(MadeBy);
   }
   // A value replaced by an unnamed one gives it its name.
   for (const Replacement &Rep : *Reps)
@@ -169,19 +178,37 @@ NodeRewrite *Pipeline::lookup(llvm::StringRef Name) const {
 
 Pipeline rewrite::standardPipeline() {
   Pipeline P;
-  P.Rewrites.push_back(makeMergeRewrite());
-  P.Rewrites.push_back(makeConstantFolding());
-  for (auto &R : makeCanonicalizeRewrites())
+  auto Add = [&](std::unique_ptr<NodeRewrite> R) {
     P.Rewrites.push_back(std::move(R));
-  for (auto &R : makeShapeRewrites())
-    P.Rewrites.push_back(std::move(R));
-  NodeRewrite *Merge = P.Rewrites[0].get();
-  Phase Canonicalize{"canonicalize", {}};
-  for (const auto &R : P.Rewrites)
-    Canonicalize.Rewrites.push_back(R.get());
+    return P.Rewrites.back().get();
+  };
+  auto AddAll = [&](std::vector<std::unique_ptr<NodeRewrite>> Rs) {
+    std::vector<NodeRewrite *> Added;
+    for (auto &R : Rs)
+      Added.push_back(Add(std::move(R)));
+    return Added;
+  };
+  NodeRewrite *Merge = Add(makeMergeRewrite());
+  std::vector<NodeRewrite *> Canonicalize = {Merge, Add(makeConstantFolding())};
+  for (NodeRewrite *R : AddAll(makeCanonicalizeRewrites()))
+    Canonicalize.push_back(R);
+  for (NodeRewrite *R : AddAll(makeShapeRewrites()))
+    Canonicalize.push_back(R);
+  std::vector<NodeRewrite *> Stabilize = {Merge};
+  for (NodeRewrite *R : AddAll(makeStabilizeRewrites()))
+    Stabilize.push_back(R);
+  std::vector<NodeRewrite *> Gemm = {Merge};
+  for (NodeRewrite *R : AddAll(makeGemmRewrites()))
+    Gemm.push_back(R);
+  NodeRewrite *Fusion = Add(makeElemwiseFusion());
+  NodeRewrite *Inplace = Add(makeElemwiseInplace());
   P.Phases.push_back({"merge1", {Merge}});
-  P.Phases.push_back(std::move(Canonicalize));
+  P.Phases.push_back({"canonicalize", std::move(Canonicalize)});
+  P.Phases.push_back({"stabilize", std::move(Stabilize)});
+  P.Phases.push_back({"gemm", std::move(Gemm)});
+  P.Phases.push_back({"fusion", {Fusion}});
   P.Phases.push_back({"merge2", {Merge}});
+  P.Phases.push_back({"inplace", {Inplace}});
   return P;
 }
 

@@ -9,11 +9,15 @@
 // The driver records, per rewrite, its time, how often it applied and the
 // Applies it made, and per phase its time and node counts.
 //
-// The standard pipeline (fast_run):
+// The standard pipeline (fast_run), in Theano's order:
 //   merge1        merge
 //   canonicalize  merge, constant_folding, the canonicalize rewrites, the
 //                 shape rewrites
+//   stabilize     merge, the stabilize rewrites
+//   gemm          merge, the gemm rewrites
+//   fusion        elemwise_fusion
 //   merge2        merge
+//   inplace       elemwise_inplace (last: no later rewrite adds a reader)
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_REWRITE_PIPELINE_H

@@ -22,8 +22,7 @@ namespace {
 
 /// Tags with no rewrite yet, accepted so that the options Theano users
 /// write (optimizer_excluding=fusion:inplace) work today.
-const char *const FutureTags[] = {"fusion", "inplace", "gemm", "specialize",
-                                  "stabilize"};
+const char *const FutureTags[] = {"specialize"};
 
 struct OptimizerName {
   const char *Name;
@@ -150,8 +149,13 @@ graphjit::rewriteFunction(const FunctionGraph &F, const RewriteOptions &O,
   // With nothing to run the result is a copy; otherwise, as in Theano's
   // FunctionGraph, only what the outputs and updates need is kept.
   bool Copy = P.Phases.empty();
-  if (!Copy)
+  if (!Copy) {
     G->removeUnreachable();
+    // Every rewrite assumes no Apply writes over its inputs (constant
+    // folding would hand an in-place Apply a constant to overwrite): in-place
+    // Applies become plain, and the inplace phase decides anew at the end.
+    G->dropInplace();
+  }
   if (llvm::Error E = runPipeline(*G, P, R))
     return llvm::createStringError("optimizing function '" + F.name() +
                                    "': " + llvm::toString(std::move(E)));

@@ -1,6 +1,7 @@
 //===- RewriteGraph.cpp - The optimizer's mutable graph ------------------===//
 
 #include "RewriteGraph.h"
+#include "ops/ElemwiseOps.h"
 #include "graphjit/OpRegistry.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
@@ -358,4 +359,16 @@ size_t RewriteGraph::constantHash(RValue &C) {
   C.ContentHash = size_t(H);
   C.Hashed = true;
   return C.ContentHash;
+}
+
+void RewriteGraph::dropInplace() {
+  for (const auto &N : Nodes) {
+    if (N->Dead || N->className() != "Elemwise")
+      continue;
+    const auto &E = static_cast<const Elemwise &>(N->op());
+    if (E.inplaceInput() < 0)
+      continue;
+    N->Op = E.withInplace(-1);
+    N->OpName = N->Op->name();
+  }
 }

@@ -130,6 +130,8 @@ public:
   void removeIfUnused(RNode *N);
   /// Drops every Apply that no output or update needs.
   void removeUnreachable();
+  /// Makes every in-place Elemwise write a new buffer (its plain op).
+  void dropInplace();
 
   /// Whether two constants have the same dtype, shape and bytes.
   static bool sameConstant(RValue &A, RValue &B);

@@ -1,14 +1,18 @@
 //===- Validate.cpp - Is a FunctionGraph well formed? --------------------===//
 //
 // What the optimizer checks of its result (Theano's fgraph.validate): that
-// every Apply is typed as its op says and defined before its uses, and that
-// outputs and updates are the function's own variables. It checks any
-// FunctionGraph, so a test can hand it a broken one.
+// every Apply is typed as its op says and defined before its uses, that
+// outputs and updates are the function's own variables, and that an Apply
+// writing over an input (Theano's destroy_map) only overwrites a value no
+// one else can see. It checks any FunctionGraph, so a test can hand it a
+// broken one (or a .graph file can ask for an in-place op where it must
+// not).
 //
 //===----------------------------------------------------------------------===//
 
 #include "graphjit/Builder.h"
 #include "graphjit/Rewrite.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace graphjit;
@@ -39,6 +43,46 @@ std::string typesStr(llvm::ArrayRef<TensorType> Ts) {
 Error invalid(const FunctionGraph &F, const llvm::Twine &Why) {
   return llvm::createStringError("function '" + F.name() +
                                  "' is not valid: " + Why);
+}
+
+/// Every input an Apply writes over is a result of the function's own, not
+/// a view of another value's memory, read by that Apply alone and in one
+/// slot, and neither an output nor an update: anything else would see it
+/// change (the caller's array, a constant, a shared variable, a value read
+/// later).
+Error checkDestroyed(const FunctionGraph &F) {
+  llvm::DenseMap<const Variable *, unsigned> Reads;
+  for (const Apply *A : F.applies())
+    for (const Variable *In : A->inputs())
+      ++Reads[In];
+  for (const Variable *Out : F.outputs())
+    ++Reads[Out];
+  for (const Update &U : F.updates())
+    ++Reads[U.Value];
+  for (const Apply *A : F.applies())
+    for (unsigned K = 0; K < A->outputs().size(); ++K) {
+      OutputAlias Al = A->op().outputAlias(K);
+      if (Al.K != OutputAlias::Inplace)
+        continue;
+      if (Al.Input < 0 || size_t(Al.Input) >= A->inputs().size())
+        return invalid(F, describe(*A) + " overwrites input " +
+                              llvm::Twine(Al.Input) + ", which it does not have");
+      const Variable *V = A->inputs()[Al.Input];
+      std::string Which = describe(*A) + " overwrites its input " +
+                          std::to_string(Al.Input) + " (" + V->displayName() +
+                          "), ";
+      if (V->kind() != Variable::Result)
+        return invalid(F, Which + "which is " +
+                              (V->kind() == Variable::Input ? "an input of the function"
+                               : V->kind() == Variable::Constant ? "a constant"
+                                                                 : "a shared variable"));
+      if (V->owner()->op().outputAlias(V->outputIndex()).K == OutputAlias::View)
+        return invalid(F, Which + "which is a view of another value");
+      if (Reads.lookup(V) != 1)
+        return invalid(F, Which + "which is read elsewhere too (or is an "
+                                  "output or an update)");
+    }
+  return Error::success();
 }
 
 } // namespace
@@ -101,6 +145,9 @@ Error graphjit::validateFunction(const FunctionGraph &F) {
                               " is not its own");
     }
   }
+
+  if (Error E = checkDestroyed(F))
+    return E;
 
   for (size_t I = 0; I < F.outputs().size(); ++I)
     if (!Owned(F.outputs()[I]))

@@ -45,6 +45,9 @@ std::unique_ptr<Function> compileProfiled(FunctionGraph &F, LinkerKind K,
   O.Linker = K;
   O.Profile = true;
   O.ProfileInto = std::move(Into);
+  // The Applies as written: the tests count them.
+  O.Rewrite = RewriteOptions();
+  O.Rewrite->Optimizer = "None";
   auto Fn = Function::compile(F, O);
   if (!Fn) {
     ADD_FAILURE() << llvm::toString(Fn.takeError());

@@ -77,12 +77,12 @@ TEST(ProfileJSON, ErrorsNameFileAndPath) {
   EXPECT_EQ(errorOf("[]"), "a.json: (root): expected an object");
   EXPECT_EQ(errorOf("{}"), "a.json: (root): not a graphjit profile: no "
                            "\"graphjit_profile\" version");
-  EXPECT_EQ(errorOf(R"({"graphjit_profile": 3, "functions": []})"),
-            "a.json: graphjit_profile: version 3 is not supported (this "
-            "build reads versions 1 to 2)");
+  EXPECT_EQ(errorOf(R"({"graphjit_profile": 4, "functions": []})"),
+            "a.json: graphjit_profile: version 4 is not supported (this "
+            "build reads versions 1 to 3)");
   EXPECT_EQ(errorOf(R"({"graphjit_profile": 0, "functions": []})"),
             "a.json: graphjit_profile: version 0 is not supported (this "
-            "build reads versions 1 to 2)");
+            "build reads versions 1 to 3)");
   EXPECT_EQ(errorOf(R"({"graphjit_profile": 1})"),
             "a.json: functions: missing");
   EXPECT_EQ(errorOf(R"({"graphjit_profile": 1, "functions": {}})"),

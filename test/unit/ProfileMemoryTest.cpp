@@ -651,7 +651,7 @@ TEST(ProfileMemoryJSON, RoundTrip) {
   F.Memory.KeptVars = {14, 20};
   F.Memory.AllowGC = false;
   std::string Text = toJSON(P);
-  EXPECT_NE(Text.find("\"graphjit_profile\": 2"), std::string::npos);
+  EXPECT_NE(Text.find("\"graphjit_profile\": 3"), std::string::npos);
   EXPECT_NE(Text.find("\"outputs_memory\""), std::string::npos);
   llvm::Expected<Profile> Back = readProfileJSON(Text, "t.json");
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
@@ -722,9 +722,9 @@ TEST(ProfileMemoryJSON, ReadsVersion2AndVersion1) {
 }
 
 TEST(ProfileMemoryJSON, ErrorsNameThePath) {
-  EXPECT_EQ(errorOf(withMemory("3")),
-            "a.json: graphjit_profile: version 3 is not supported (this "
-            "build reads versions 1 to 2)");
+  EXPECT_EQ(errorOf(withMemory("4")),
+            "a.json: graphjit_profile: version 4 is not supported (this "
+            "build reads versions 1 to 3)");
   EXPECT_EQ(
       errorOf(withMemory("2", "\"kind\": \"view\"", "\"kind\": \"alias\"")),
       "a.json: functions[0].applies[1].outputs_memory[0].kind: "

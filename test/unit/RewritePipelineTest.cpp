@@ -96,7 +96,7 @@ TEST(RewriteOptions, ExcludingByTagOrName) {
   EXPECT_EQ(nullptr, stat(W.R, "mul_one"));
   EXPECT_NE(nullptr, stat(W.R, "constant_folding"));
 
-  O.Excluding = {"mul_one", "merge"};
+  O.Excluding = {"mul_one", "merge", "fusion"};
   Rewritten N = rewriteText(Mixed, O);
   ASSERT_TRUE(N.G);
   EXPECT_EQ(5u, N.G->numApplies()); // two muls, two exps, the add
@@ -170,14 +170,21 @@ TEST(RewriteReport, CountsTimesAndNodes) {
   ASSERT_TRUE(W.G);
   const RewriteReport &R = W.R;
   EXPECT_EQ(rewriteNames().size(), R.Rewrites.size());
-  ASSERT_EQ(3u, R.Phases.size());
-  EXPECT_EQ("merge1", R.Phases[0].Name);
-  EXPECT_EQ("canonicalize", R.Phases[1].Name);
-  EXPECT_EQ("merge2", R.Phases[2].Name);
+  std::vector<std::string> Phases;
+  for (const RewritePhaseStat &P : R.Phases)
+    Phases.push_back(P.Name);
+  EXPECT_EQ(std::vector<std::string>({"merge1", "canonicalize", "stabilize",
+                                      "gemm", "fusion", "merge2", "inplace"}),
+            Phases);
+  ASSERT_EQ(7u, R.Phases.size());
   // The unused log is gone before the first phase.
   EXPECT_EQ(6u, R.Phases[0].NodesBefore);
-  EXPECT_EQ(R.Phases[0].NodesAfter, R.Phases[1].NodesBefore);
-  EXPECT_EQ(2u, R.Phases[2].NodesAfter);
+  for (size_t I = 1; I < R.Phases.size(); ++I)
+    EXPECT_EQ(R.Phases[I - 1].NodesAfter, R.Phases[I].NodesBefore);
+  // The add reads the exp twice: neither fusion nor in-place may touch it.
+  EXPECT_EQ(2u, R.Phases.back().NodesAfter);
+  EXPECT_EQ(0u, applied(R, "elemwise_fusion"));
+  EXPECT_EQ(0u, applied(R, "elemwise_inplace"));
   for (const RewritePhaseStat &P : R.Phases) {
     EXPECT_GE(P.Seconds, 0);
     EXPECT_FALSE(P.BudgetExhausted);

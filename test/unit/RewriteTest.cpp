@@ -84,7 +84,8 @@ func f(x: f64[n], y: f64[n]) -> (a, b) {
   a = tanh(exp(add(x, y)))
   b = tanh(exp(add(x, y)))
 }
-)");
+)",
+                            withoutFusion());
   ASSERT_TRUE(W.G);
   EXPECT_EQ(3u, W.G->numApplies());
   EXPECT_EQ(W.G->outputs()[0], W.G->outputs()[1]);
@@ -121,7 +122,8 @@ TEST(RewriteMerge, ZeroAndNegativeZeroAreDifferentConstants) {
 func f(x: f64[n]) -> (r) {
   r = add(true_div(x, 0.0), true_div(x, -0.0))
 }
-)");
+)",
+                            withoutFusion());
   ASSERT_TRUE(W.G);
   EXPECT_EQ(2u, countOps(*W.G, "Elemwise{true_div,no_inplace}"));
 }
@@ -303,7 +305,8 @@ func f(x: f64[n], y: f32[n], i: i8[n], u: u8[n], j: i64[n]) -> (a, b, c, d, e, g
   e = cast(cast(u, dtype=i8), dtype=i32)
   g = cast(cast(j, dtype=f64), dtype=i64)
 }
-)");
+)",
+                            withoutFusion());
   ASSERT_TRUE(W.G);
   EXPECT_EQ("func f(x: f64[n], y: f32[n], i: i8[n], u: u8[n], j: i64[n]) -> "
             "(x, y, c, d, e, g) {\n"
@@ -325,7 +328,8 @@ func f(x: f64[n], y: f64[n], s: f64[]) -> (a, b, c, d) {
   c = switch(gt(x, 0.5), x, y)
   d = switch(1, s, y)
 }
-)");
+)",
+                            withoutFusion());
   ASSERT_TRUE(W.G);
   EXPECT_EQ(W.G->inputs()[0], W.G->outputs()[0]);
   EXPECT_EQ(W.G->inputs()[1], W.G->outputs()[1]);

@@ -48,6 +48,14 @@ inline Rewritten rewriteText(const std::string &Text, RewriteOptions O = {}) {
   return W;
 }
 
+/// fast_run without fusion and in-place: the tests of the earlier phases
+/// read their Applies as written.
+inline RewriteOptions withoutFusion() {
+  RewriteOptions O;
+  O.Excluding = {"fusion", "inplace"};
+  return O;
+}
+
 inline unsigned countOps(const FunctionGraph &F, llvm::StringRef Name) {
   unsigned N = 0;
   for (const Apply *A : F.applies())
