@@ -19,3 +19,8 @@ run "$ex/logistic_regression.graph" -function=train -dim=n=400 -calls=100 -profi
 
 # Where the memory goes: the simulated peaks next to the measured one.
 run "$ex/mlp.graph" -function=train -dim=n=128 -calls=3 -profile-memory -profiling__n_apply=5
+
+# What the optimizer did: the tutorial's three Applies as written, then
+# fused into one Composite, with the optimizer's own profile.
+run "$ex/profiling_example.graph" -dim=n=100000 -calls=100 -profile -optimizer_excluding=fusion:inplace -profiling__n_apply=3
+run "$ex/profiling_example.graph" -dim=n=100000 -calls=100 -profile -profile-optimizer

@@ -205,10 +205,21 @@ void FunctionPrinter::printRef(const Variable *V) {
 // Nesting is bounded by chooseInlining, so this recursion is too.
 void FunctionPrinter::printCall(const Apply &A) {
   OS << A.op().formatName() << "(";
+  // A composite's number literals would settle their dtype against all its
+  // inputs when read back, not against the operands of the step that uses
+  // them: their dtype is spelled out.
+  bool TypedLiterals = A.op().formatName() == "composite";
   bool First = true;
   for (const Variable *In : A.inputs()) {
     OS << (First ? "" : ", ");
     First = false;
+    std::string Text;
+    if (TypedLiterals && In->kind() == Variable::Constant &&
+        !Names.count(In) && In->type().rank() == 0 && spellConstant(In, Text)) {
+      OS << "cast(" << Text << ", dtype=" << dtypeName(In->type().Dtype)
+         << ")";
+      continue;
+    }
     printRef(In);
   }
   for (const auto &[Key, Value] : A.op().attrs()) {

@@ -199,6 +199,10 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
     if (!G)
       return G.takeError();
     Rewritten = std::move(*G);
+  } else if (Error E = validateFunction(F)) {
+    // The graph as written must still be sound: an in-place op written by
+    // hand may not overwrite an input, a constant or a value read later.
+    return E;
   }
   std::unique_ptr<Function> Fn(new Function(F, std::move(Rewritten), O));
   Fn->Rewrites = std::move(Report);

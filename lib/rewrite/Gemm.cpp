@@ -122,6 +122,24 @@ AttrMap gemmAttrs(const GemmForm &F) {
           {"trans_b", AttrValue::boolean(F.TransB)}};
 }
 
+/// Whether C, broadcast, can never make a result larger than the product:
+/// each of its dims (aligned right) is a known 1 or the product's own dim.
+/// A symbolic dim of C against another symbol or a known 1 of the product
+/// could (`f64[m, p]` plus a product `f64[m, 1]` with p = 3): the sum
+/// broadcasts, gemm would refuse it at run time.
+bool fitsProduct(const TensorType &C, const TensorType &Product) {
+  if (C.rank() > Product.rank())
+    return false;
+  unsigned Off = Product.rank() - C.rank();
+  for (unsigned I = 0; I < C.rank(); ++I) {
+    const Dim &D = C.Dims[I], &P = Product.Dims[Off + I];
+    bool One = D.isKnown() && D.Size == 1;
+    if (!One && !(D == P && (D.isKnown() || D.isSymbolic())))
+      return false;
+  }
+  return true;
+}
+
 /// A gemm Apply for F standing for N's output, if the op takes it and it
 /// has N's output type; none otherwise.
 llvm::Expected<Reps> replaceByGemm(RewriteGraph &G, RNode &N,
@@ -171,6 +189,12 @@ public:
       } else {
         continue;
       }
+      // A zero coefficient would make gemm skip an operand whose infinities
+      // and NaNs the sum propagates (0 * inf); and C must not broadcast the
+      // result larger than the product.
+      if (New.Alpha == 0 || New.Beta == 0 ||
+          !fitsProduct(New.C->Type, Prod.Value->Type))
+        continue;
       llvm::Expected<Reps> R = replaceByGemm(G, N, New);
       if (!R || !R->empty())
         return R;

@@ -46,8 +46,9 @@ Error invalid(const FunctionGraph &F, const llvm::Twine &Why) {
 }
 
 /// Every input an Apply writes over is a result of the function's own, not
-/// a view of another value's memory, read by that Apply alone and in one
-/// slot, and neither an output nor an update: anything else would see it
+/// a view of another value's memory, read by that Apply alone (an
+/// element-wise op reads each element of all its slots before writing it),
+/// and neither an output nor an update: anything else would see it
 /// change (the caller's array, a constant, a shared variable, a value read
 /// later).
 Error checkDestroyed(const FunctionGraph &F) {
@@ -78,7 +79,8 @@ Error checkDestroyed(const FunctionGraph &F) {
                                                                  : "a shared variable"));
       if (V->owner()->op().outputAlias(V->outputIndex()).K == OutputAlias::View)
         return invalid(F, Which + "which is a view of another value");
-      if (Reads.lookup(V) != 1)
+      // Its own other slots read each element before it is written.
+      if (Reads.lookup(V) != llvm::count(A->inputs(), V))
         return invalid(F, Which + "which is read elsewhere too (or is an "
                                   "output or an update)");
     }

@@ -11,7 +11,7 @@
 #include "ops/ElemwiseLowering.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
-#include "LoweringTestUtil.h"
+#include "ElemwiseTestValues.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
@@ -24,86 +24,9 @@ using namespace graphjit::testutil;
 
 namespace {
 
-constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double Inf = std::numeric_limits<double>::infinity();
 
 Dim S(const char *Name) { return Dim::symbolic(Name); }
 Dim K(int64_t N) { return Dim::known(N); }
-
-template <typename E> std::vector<E> specials() {
-  if constexpr (std::is_same_v<E, bool>) {
-    return {true, false, true, true, false, false, true};
-  } else if constexpr (std::is_floating_point_v<E>) {
-    return {E(-2.5), E(-1), E(-0.0), E(0),    E(0.4),   E(1),  E(3.7),
-            E(NaN),  E(Inf), E(-Inf), E(1e30), E(-7.25), E(2), E(-3e9)};
-  } else {
-    using L = std::numeric_limits<E>;
-    return {L::min(), L::max(), E(0), E(1), E(-1), E(5),
-            E(-7),    E(3),     E(100), E(2), E(-128)};
-  }
-}
-
-NDArray values(DType T, const Shape &Sh, unsigned Start = 0) {
-  NDArray A = NDArray::zeros(T, Sh);
-  dispatchDType(T, [&](auto Tag) {
-    using E = typename decltype(Tag)::type;
-    std::vector<E> V = specials<E>();
-    for (int64_t I = 0; I < A.numElements(); ++I)
-      A.dataAs<E>()[I] = V[(I * 5 + Start) % V.size()];
-  });
-  return A;
-}
-
-NDArray transposed(DType T, int64_t M, int64_t N, unsigned Start = 0) {
-  NDArray A = values(T, {N, M}, Start);
-  return A.view({M, N}, {A.strides()[1], A.strides()[0]});
-}
-
-// Bit for bit, except that any two NaNs are equal: which NaN an operation
-// on two NaNs returns (its sign, its payload) depends on the order in which
-// the compiler put commutative operands, in perform as in JIT code.
-::testing::AssertionResult sameValues(const NDArray &A, const NDArray &B) {
-  if (A.dtype() != B.dtype() || A.shape() != B.shape())
-    return sameBits(A, B);
-  for (int64_t I = 0; I < A.numElements(); ++I) {
-    if (std::memcmp(A.data() + A.byteOffsetOf(I),
-                    B.data() + B.byteOffsetOf(I), A.elementSize()) == 0)
-      continue;
-    if (isFloat(A.dtype()) && std::isnan(A.getDouble(I)) &&
-        std::isnan(B.getDouble(I)))
-      continue;
-    return ::testing::AssertionFailure()
-           << "element " << I << ": " << A.getDouble(I) << " vs "
-           << B.getDouble(I) << "\n"
-           << A.str() << "\nvs\n"
-           << B.str();
-  }
-  return ::testing::AssertionSuccess();
-}
-
-/// The function as written: no graph optimizer.
-Compiled compileAsIs(const std::vector<TensorType> &Types,
-                     const BuildFn &Build, LinkerKind Linker,
-                     EmitOptions Emit = {}) {
-  Compiled C;
-  FunctionBuilder B(*C.M, "f");
-  std::vector<Variable *> Ins;
-  for (size_t I = 0; I < Types.size(); ++I)
-    Ins.push_back(B.input("x" + std::to_string(I), Types[I]));
-  Build(B, Ins);
-  FunctionGraph *F = llvm::cantFail(B.finish());
-  CompileOptions Opts;
-  Opts.Linker = Linker;
-  Opts.Emit = std::move(Emit);
-  Opts.Rewrite = RewriteOptions{"None", {}, {}};
-  auto Fn = Function::compile(*F, Opts);
-  if (!Fn) {
-    ADD_FAILURE() << llvm::toString(Fn.takeError());
-    return C;
-  }
-  C.Fn = std::move(*Fn);
-  return C;
-}
 
 /// One output per expression, each a composite of all the inputs.
 BuildFn composites(std::vector<std::string> Exprs) {
@@ -121,8 +44,8 @@ BuildFn composites(std::vector<std::string> Exprs) {
 /// py and c agree bit for bit on Args; every Apply runs as JIT code.
 void agree(const std::vector<TensorType> &Types, const BuildFn &Build,
            const std::vector<NDArray> &Args) {
-  Compiled Py = compileAsIs(Types, Build, LinkerKind::Py);
-  Compiled C = compileAsIs(Types, Build, LinkerKind::C);
+  Compiled Py = compile(Types, Build, LinkerKind::Py);
+  Compiled C = compile(Types, Build, LinkerKind::C);
   ASSERT_TRUE(Py.Fn && C.Fn);
   for (const Apply *N : C.Fn->graph().applies())
     EXPECT_TRUE(C.Fn->isCompiled(N->id())) << N->displayName();
@@ -244,12 +167,12 @@ TEST(CompositeLowering, DistinctProgramsNeverShareKernels) {
   // Two programs with the same dtypes, and the first again.
   BuildFn Build = composites({"(i0 * i1) + i0", "(i0 + i1) * i0",
                               "(i0 * i1) + i0"});
-  Compiled C = compileAsIs(Types, Build, LinkerKind::C, Emit);
+  Compiled C = compile(Types, Build, LinkerKind::C, Emit);
   ASSERT_TRUE(C.Fn);
   NDArray X = values(DType::F64, {50}), Y = values(DType::F64, {50}, 3);
   auto Got = C.Fn->call({X, Y});
   ASSERT_TRUE(bool(Got)) << llvm::toString(Got.takeError());
-  Compiled Py = compileAsIs(Types, Build, LinkerKind::Py);
+  Compiled Py = compile(Types, Build, LinkerKind::Py);
   auto Want = Py.Fn->call({X, Y});
   ASSERT_TRUE(bool(Want));
   for (size_t I = 0; I < 3; ++I)
@@ -284,7 +207,7 @@ TEST(CompositeLowering, FlatLoopVectorizes) {
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("composite", "ll", Path));
   EmitOptions Emit;
   Emit.LLVMOptimized = std::string(Path);
-  Compiled C = compileAsIs(
+  Compiled C = compile(
       std::vector<TensorType>(3, TensorType(DType::F64, {S("n")})),
       composites({"((i0 + i1) * i2) - i0"}), LinkerKind::C, Emit);
   ASSERT_TRUE(C.Fn);

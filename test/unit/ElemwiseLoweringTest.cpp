@@ -14,7 +14,7 @@
 #include "graphjit/Function.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "LoweringTestUtil.h"
+#include "ElemwiseTestValues.h"
 #include "gtest/gtest.h"
 #include <cmath>
 #include <cstring>
@@ -26,38 +26,9 @@ using namespace graphjit::testutil;
 
 namespace {
 
-constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double Inf = std::numeric_limits<double>::infinity();
 
 Dim K(int64_t N) { return Dim::known(N); }
 Dim S(const char *Name) { return Dim::symbolic(Name); }
-
-// Values with the corner cases of each dtype: extremes where integers wrap
-// and conversions saturate, zeros and -1 for division, NaN and infinities.
-template <typename E> std::vector<E> specials() {
-  if constexpr (std::is_same_v<E, bool>) {
-    return {true, false, true, true, false, false, true};
-  } else if constexpr (std::is_floating_point_v<E>) {
-    return {E(-2.5), E(-1),  E(-0.0), E(0),    E(0.4),  E(1),   E(3.7),
-            E(NaN),  E(Inf), E(-Inf), E(1e30), E(-7.25), E(2),  E(-3e9)};
-  } else {
-    using L = std::numeric_limits<E>;
-    return {L::min(), L::max(), E(0), E(1), E(-1), E(5),
-            E(-7),    E(3),     E(100), E(2), E(-128)};
-  }
-}
-
-// A C-contiguous array of shape Sh cycling through specials() from Start.
-NDArray values(DType T, const Shape &Sh, unsigned Start = 0) {
-  NDArray A = NDArray::zeros(T, Sh);
-  dispatchDType(T, [&](auto Tag) {
-    using E = typename decltype(Tag)::type;
-    std::vector<E> V = specials<E>();
-    for (int64_t I = 0; I < A.numElements(); ++I)
-      A.dataAs<E>()[I] = V[(I + Start) % V.size()];
-  });
-  return A;
-}
 
 // A C-contiguous array holding these numbers (exact in every dtype used).
 NDArray arr(DType T, const Shape &Sh, std::vector<double> Vs) {

@@ -40,8 +40,8 @@ struct Compiled {
 };
 
 /// A function `f` of inputs x0, x1, ... of these types, built by Build and
-/// compiled with Linker; a test failure (and a null Fn) if it does not
-/// compile.
+/// compiled as built (optimizer=None) with Linker; a test failure (and a
+/// null Fn) if it does not compile.
 inline Compiled compile(const std::vector<TensorType> &Types,
                         const BuildFn &Build, LinkerKind Linker,
                         EmitOptions Emit = {}) {
@@ -55,6 +55,9 @@ inline Compiled compile(const std::vector<TensorType> &Types,
   CompileOptions Opts;
   Opts.Linker = Linker;
   Opts.Emit = std::move(Emit);
+  // The Applies as built: these tests check each op's own lowering, which
+  // fusion or gemm would replace.
+  Opts.Rewrite = RewriteOptions{"None", {}, {}};
   auto Fn = Function::compile(*F, Opts);
   if (!Fn) {
     ADD_FAILURE() << llvm::toString(Fn.takeError());

@@ -213,7 +213,8 @@ TEST(RewriteInplace, AGraphMayNotOverwriteWhatOthersSee) {
   } Cases[] = {
       {"r = mul(x, y, inplace=1)", "(y), which is an input of the function"},
       {"r = mul(x, 2.0, inplace=1)", "which is a constant"},
-      {"e = exp(x)\n  r = mul(e, e, inplace=0)", "which is read elsewhere"},
+      {"e = exp(x)\n  r = mul(e, exp(e), inplace=0)",
+       "which is read elsewhere"},
   };
   for (const Case &C : Cases) {
     SCOPED_TRACE(C.Body);
@@ -253,8 +254,9 @@ func f(s: f64[]) -> (a) {
   ASSERT_TRUE(bool(Again)) << llvm::toString(Again.takeError());
   for (const Apply *A : (*Again)->applies()) {
     OutputAlias Al = A->op().outputAlias(0);
-    if (Al.K == OutputAlias::Inplace)
+    if (Al.K == OutputAlias::Inplace) {
       EXPECT_NE(Variable::Constant, A->inputs()[Al.Input]->kind());
+    }
   }
 }
 
@@ -319,6 +321,51 @@ func f(x: i64[n, 4], w: i64[4], y: f64[n, 4], v: f64[4]) -> (r, p, q) {
 )");
   ASSERT_TRUE(W.G);
   EXPECT_EQ(0u, applied(W.R, "dot_to_gemm")) << W.Text;
+}
+
+TEST(RewriteGemm, NotWhenCMayBroadcastTheProductLarger) {
+  // The product is m x 1; c is m x p: add broadcasts to m x p, which gemm
+  // cannot compute (and would refuse at run time).
+  Rewritten W = rewriteText(R"(
+func f(x: f64[m, k], w: f64[k, 1], c: f64[m, p]) -> (y) {
+  y = add(dot(x, w), c)
+}
+)");
+  ASSERT_TRUE(W.G);
+  EXPECT_EQ(0u, applied(W.R, "dot_to_gemm")) << W.Text;
+}
+
+TEST(RewriteGemm, NotWithAZeroCoefficient) {
+  // 0 * dot(a, b) is NaN where a holds an infinity; gemm with alpha 0
+  // would not read a at all.
+  Rewritten W = rewriteText(R"(
+func f(a: f64[n, k], b: f64[k, m], c: f64[n, m]) -> (y) {
+  y = add(mul(0.0, dot(a, b)), c)
+}
+)");
+  ASSERT_TRUE(W.G);
+  EXPECT_EQ(0u, applied(W.R, "dot_to_gemm")) << W.Text;
+}
+
+//===-- printing ----------------------------------------------------------===//
+
+TEST(RewritePrint, CompositeLiteralsKeepTheirDType) {
+  // 0.1 is f32 (x's dtype); read back among the composite's inputs, a bare
+  // 0.1 would take k's f64 and the product would be computed in f64.
+  Rewritten W = rewriteText(R"(
+func f(x: f32[n], k: f64[n]) -> (z) {
+  z = add(mul(x, 0.1), k)
+}
+)");
+  ASSERT_TRUE(W.G);
+  EXPECT_NE(std::string::npos, W.Text.find("cast(0.1, dtype=f32)")) << W.Text;
+  auto Back = parseGraph(W.Text, "back.graph");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  const FunctionGraph &F = *(*Back)->functions().front();
+  const Apply *Fused = F.outputs()[0]->owner();
+  ASSERT_TRUE(Fused);
+  EXPECT_EQ(W.G->applies().back()->op().name(), Fused->op().name());
+  EXPECT_EQ(DType::F32, Fused->inputs()[1]->type().Dtype);
 }
 
 //===-- stabilize ---------------------------------------------------------===//
