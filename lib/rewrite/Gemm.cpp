@@ -25,6 +25,8 @@
 
 #include "Match.h"
 #include "NodeRewrite.h"
+#include <charconv>
+#include <cstdlib>
 
 using namespace graphjit;
 using namespace graphjit::rewrite;
@@ -115,9 +117,21 @@ Term termOf(RValue *V, double Sign) {
   return {Sign, V, true};
 }
 
-AttrMap gemmAttrs(const GemmForm &F) {
-  return {{"alpha", AttrValue::floating(F.Alpha)},
-          {"beta", AttrValue::floating(F.Beta)},
+/// V as the shortest decimal that T reads back as the same value: an f32
+/// product computes with float(alpha), so 0.1f (0.10000000149011612 as a
+/// double) is spelled 0.1 in the op's name and the printed graph.
+double coefficient(double V, DType T) {
+  if (T != DType::F32)
+    return V;
+  char Buf[32];
+  auto R = std::to_chars(Buf, Buf + sizeof(Buf), float(V));
+  *R.ptr = '\0';
+  return std::strtod(Buf, nullptr);
+}
+
+AttrMap gemmAttrs(const GemmForm &F, DType T) {
+  return {{"alpha", AttrValue::floating(coefficient(F.Alpha, T))},
+          {"beta", AttrValue::floating(coefficient(F.Beta, T))},
           {"trans_a", AttrValue::boolean(F.TransA)},
           {"trans_b", AttrValue::boolean(F.TransB)}};
 }
@@ -150,7 +164,8 @@ llvm::Expected<Reps> replaceByGemm(RewriteGraph &G, RNode &N,
     NDArray Zero = NDArray::zeros(N.Outputs[0]->Type.Dtype, {});
     C = G.makeConstant(std::move(Zero), N.Loc);
   }
-  llvm::Expected<RNode *> New = G.makeNode("gemm", {C, F.A, F.B}, gemmAttrs(F));
+  llvm::Expected<RNode *> New = G.makeNode("gemm", {C, F.A, F.B},
+                                          gemmAttrs(F, N.Outputs[0]->Type.Dtype));
   if (!New) {
     // Shapes gemm refuses (a C broadcasting the result larger): not a gemm.
     llvm::consumeError(New.takeError());
