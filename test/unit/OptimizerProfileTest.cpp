@@ -483,7 +483,8 @@ TEST(OptimizerProfile, CompiledFunctionRecordsWhatTheOptimizerDid) {
     }
   }
   EXPECT_EQ(Merged, 1u);
-  const RewriteRunTime *Join = runTime(rewriteRunTimes(F), "merge");
+  std::vector<RewriteRunTime> Joined = rewriteRunTimes(F);
+  const RewriteRunTime *Join = runTime(Joined, "merge");
   ASSERT_NE(Join, nullptr);
   EXPECT_EQ(Join->Applies, 1u);
   EXPECT_DOUBLE_EQ(Join->Seconds, MergeSeconds);
