@@ -25,13 +25,6 @@ namespace {
 
 const std::vector<std::string> CanonicalizeTags = {"canonicalize", "fast_run"};
 
-/// Replaces N's output by New if it has the same type.
-Reps replaceBy(RNode &N, RValue *New) {
-  if (!New || New->Type != N.Outputs[0]->Type)
-    return {};
-  return {{N.Outputs[0], New}};
-}
-
 /// sqr(x) standing for N's output.
 llvm::Expected<Reps> sqrOf(RewriteGraph &G, RNode &N, RValue *X) {
   llvm::Expected<RNode *> New = G.makeNode("sqr", {X});

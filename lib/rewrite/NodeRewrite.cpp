@@ -5,6 +5,12 @@
 using namespace graphjit;
 using namespace graphjit::rewrite;
 
+std::vector<Replacement> rewrite::replaceBy(RNode &N, RValue *New) {
+  if (!New || New->Type != N.Outputs[0]->Type)
+    return {};
+  return {{N.Outputs[0], New}};
+}
+
 bool rewrite::isConstantAll(const RValue &V, double X) {
   if (!V.isConstant())
     return false;

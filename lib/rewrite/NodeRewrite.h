@@ -77,6 +77,9 @@ constexpr int64_t MaxFoldedAllocElements = 1024;
 
 // Helpers the rewrites share.
 
+/// N's (first) output replaced by New, if New has exactly its type; no
+/// replacement otherwise (the rewrite does not apply).
+std::vector<Replacement> replaceBy(RNode &N, RValue *New);
 /// Whether V is a constant whose every element equals X (exactly; a bool
 /// element counts as 0 or 1). False for a constant with no elements.
 bool isConstantAll(const RValue &V, double X);

@@ -31,13 +31,6 @@ namespace {
 
 const std::vector<std::string> StabilizeTags = {"stabilize", "fast_run"};
 
-/// Replaces N's output by New's if the types agree.
-Reps replaceBy(RNode &N, RNode *New) {
-  if (!New || New->Outputs[0]->Type != N.Outputs[0]->Type)
-    return {};
-  return {{N.Outputs[0], New->Outputs[0]}};
-}
-
 /// A chain of unary ops by format name applied to X, innermost first:
 /// unaryChain(G, X, {"neg", "softplus", "neg"}) is neg(softplus(neg(X))).
 llvm::Expected<RNode *> unaryChain(RewriteGraph &G, RValue *X,
@@ -84,7 +77,7 @@ llvm::Expected<Reps> logSoftmax(RewriteGraph &G, RNode &N) {
   llvm::Expected<RNode *> New = G.makeNode("log_softmax", S->Inputs, Attrs);
   if (!New)
     return New.takeError();
-  return replaceBy(N, *New);
+  return replaceBy(N, (*New)->Outputs[0]);
 }
 
 /// exp(x) / sum(exp(x), axis=[a], keepdims=true) -> softmax(x, axis=a).
@@ -106,7 +99,7 @@ llvm::Expected<Reps> softmaxFromExp(RewriteGraph &G, RNode &N) {
   llvm::Expected<RNode *> New = G.makeNode("softmax", Exp->Inputs, Attrs);
   if (!New)
     return New.takeError();
-  return replaceBy(N, *New);
+  return replaceBy(N, (*New)->Outputs[0]);
 }
 
 /// log(sigmoid(x)) -> -softplus(-x).
@@ -120,7 +113,7 @@ llvm::Expected<Reps> logSigmoid(RewriteGraph &G, RNode &N) {
       unaryChain(G, S->Inputs[0], {"neg", "softplus", "neg"});
   if (!New)
     return New.takeError();
-  return replaceBy(N, *New);
+  return replaceBy(N, (*New)->Outputs[0]);
 }
 
 /// log(1 - sigmoid(x)) -> -softplus(x).
@@ -136,7 +129,7 @@ llvm::Expected<Reps> log1mSigmoid(RewriteGraph &G, RNode &N) {
   llvm::Expected<RNode *> New = unaryChain(G, S->Inputs[0], {"softplus", "neg"});
   if (!New)
     return New.takeError();
-  return replaceBy(N, *New);
+  return replaceBy(N, (*New)->Outputs[0]);
 }
 
 /// log(1 + x) and log(x + 1) -> log1p(x).
@@ -155,7 +148,7 @@ llvm::Expected<Reps> log1pFromLog(RewriteGraph &G, RNode &N) {
     llvm::Expected<RNode *> New = unaryChain(G, X, {"log1p"});
     if (!New)
       return New.takeError();
-    return replaceBy(N, *New);
+    return replaceBy(N, (*New)->Outputs[0]);
   }
   return Reps{};
 }
@@ -170,7 +163,7 @@ llvm::Expected<Reps> softplusFromLog1pExp(RewriteGraph &G, RNode &N) {
   llvm::Expected<RNode *> New = unaryChain(G, Exp->Inputs[0], {"softplus"});
   if (!New)
     return New.takeError();
-  return replaceBy(N, *New);
+  return replaceBy(N, (*New)->Outputs[0]);
 }
 
 /// exp(x) - 1 -> expm1(x).
@@ -183,7 +176,7 @@ llvm::Expected<Reps> expm1FromSub(RewriteGraph &G, RNode &N) {
   llvm::Expected<RNode *> New = unaryChain(G, Exp->Inputs[0], {"expm1"});
   if (!New)
     return New.takeError();
-  return replaceBy(N, *New);
+  return replaceBy(N, (*New)->Outputs[0]);
 }
 
 } // namespace
