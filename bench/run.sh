@@ -20,9 +20,8 @@ echo
 echo "== what the optimizer buys (fast_run against None) and costs"
 "$build/bench/graphjit-optimizer-bench"
 echo
-echo "== train steps against NumPy (same math, same sizes)"
-/usr/bin/python3 "$root/bench/numpy_steps.py" "$gj"
-echo
+# Against NumPy, PyTensor and PyTorch: bench/peers/run_peers.py, which makes
+# its own virtual environment and rewrites docs/BENCHMARKS.md's Peers section.
 echo "== cold compile: a fresh process parses, compiles and calls once"
 echo "   (first: empty compile cache; cached: the object from the first run)"
 cache=$(mktemp -d)

@@ -124,15 +124,24 @@ graphjit::broadcastDims(llvm::ArrayRef<TensorType> Inputs) {
   return Out;
 }
 
-Error Elemwise::signaturesOf(llvm::ArrayRef<DType> DTypes,
-                             ScalarSignature *Single,
-                             std::vector<ScalarSignature> *Steps) const {
+Error Elemwise::signaturesOf(
+    llvm::ArrayRef<DType> DTypes, ScalarSignature *Single,
+    std::shared_ptr<const StepSignatures> *Steps) const {
   if (Comp) {
+    std::shared_ptr<const StepSignatures> Last = std::atomic_load(&LastSteps);
+    if (Last && llvm::ArrayRef<DType>(Last->In) == DTypes) {
+      *Steps = std::move(Last);
+      return Error::success();
+    }
     Expected<std::vector<ScalarSignature>> Sigs =
         compositeSignatures(*Comp, DTypes);
     if (!Sigs)
       return Sigs.takeError();
-    *Steps = std::move(*Sigs);
+    auto New = std::make_shared<StepSignatures>();
+    New->In.assign(DTypes.begin(), DTypes.end());
+    New->Steps = std::move(*Sigs);
+    std::atomic_store(&LastSteps, std::shared_ptr<const StepSignatures>(New));
+    *Steps = std::move(New);
   } else {
     Expected<ScalarSignature> Sig = scalarSignature(Kind, DTypes, CastTo);
     if (!Sig)
@@ -148,10 +157,10 @@ Elemwise::inferTypes(llvm::ArrayRef<TensorType> Inputs) const {
   for (const TensorType &T : Inputs)
     DTypes.push_back(T.Dtype);
   ScalarSignature Single;
-  std::vector<ScalarSignature> Steps;
+  std::shared_ptr<const StepSignatures> Steps;
   if (Error E = signaturesOf(DTypes, &Single, &Steps))
     return E;
-  DType Out = Comp ? Steps.back().Out : Single.Out;
+  DType Out = Comp ? Steps->Steps.back().Out : Single.Out;
   if (Inplace >= 0) {
     if (unsigned(Inplace) >= Inputs.size())
       return llvm::createStringError(

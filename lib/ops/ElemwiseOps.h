@@ -83,12 +83,21 @@ private:
   /// Comp->str(), spelled once: the name is asked for often (equality).
   std::string Spelling;
 
-  /// The dtype the output has for inputs of these dtypes (with the step
-  /// signatures of a composite in Steps, the signature of a single op in
-  /// Single); errors as inferTypes'.
+  /// A composite's step signatures for inputs of the dtypes In.
+  struct StepSignatures {
+    llvm::SmallVector<DType, 8> In;
+    std::vector<ScalarSignature> Steps;
+  };
+  /// The last ones computed (read and written with std::atomic_load and
+  /// atomic_store): every call of an Apply asks for the same dtypes, and
+  /// computing them walks every step of the program.
+  mutable std::shared_ptr<const StepSignatures> LastSteps;
+
+  /// The signatures for inputs of these dtypes: a composite's steps in
+  /// Steps, a single op's in Single; errors as inferTypes'.
   llvm::Error signaturesOf(llvm::ArrayRef<DType> DTypes,
                            ScalarSignature *Single,
-                           std::vector<ScalarSignature> *Steps) const;
+                           std::shared_ptr<const StepSignatures> *Steps) const;
 };
 
 /// The fused Elemwise of C; an error in words if C is malformed

@@ -146,10 +146,10 @@ Error Elemwise::prepare(llvm::ArrayRef<NDArray> Inputs,
   for (const NDArray &A : Inputs)
     DTypes.push_back(A.dtype());
   ScalarSignature Sig;
-  std::vector<ScalarSignature> Steps;
+  std::shared_ptr<const StepSignatures> Steps;
   if (Error E = signaturesOf(DTypes, &Sig, &Steps))
     return E;
-  DType OutType = Comp ? Steps.back().Out : Sig.Out;
+  DType OutType = Comp ? Steps->Steps.back().Out : Sig.Out;
   llvm::SmallVector<int64_t, 8> OutShape;
   if (!broadcastInto(Inputs, OutShape)) {
     llvm::SmallVector<Shape, 4> Shapes;
@@ -192,15 +192,16 @@ Error Elemwise::perform(llvm::ArrayRef<NDArray> Inputs,
     DTypes.push_back(A.dtype());
   // prepare() succeeded, so the signatures exist.
   ScalarSignature Sig;
-  std::vector<ScalarSignature> Steps;
+  std::shared_ptr<const StepSignatures> Steps;
   llvm::cantFail(signaturesOf(DTypes, &Sig, &Steps));
-  if (Comp || Inplace >= 0) {
+  if (Comp) {
+    performComposite(*Comp, Steps->Steps, Inputs, Out);
+    return Error::success();
+  }
+  if (Inplace >= 0) {
     // In place, the output may be an input: the two-pass fold of n-ary
     // add below would overwrite input 2 before reading it.
-    if (!Comp)
-      Steps.push_back(std::move(Sig));
-    performComposite(Comp ? *Comp : compositeOf(*this, Inputs.size()), Steps,
-                     Inputs, Out);
+    performComposite(compositeOf(*this, Inputs.size()), {Sig}, Inputs, Out);
     return Error::success();
   }
   if (Kind == ScalarOpKind::Cast) {
