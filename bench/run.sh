@@ -20,6 +20,10 @@ echo
 echo "== what the optimizer buys (fast_run against None) and costs"
 "$build/bench/graphjit-optimizer-bench"
 echo
+echo "== the GPU path: elemwise against the device's copy, perceptron against the CPU, profiling"
+echo "   (cuda when a GPU opens, else cuda-emulated: a smoke run that measures the host)"
+"$build/bench/graphjit-gpu-bench"
+echo
 # Against NumPy, PyTensor and PyTorch: bench/peers/run_peers.py, which makes
 # its own virtual environment and rewrites docs/BENCHMARKS.md's Peers section.
 echo "== cold compile: a fresh process parses, compiles and calls once"

@@ -279,6 +279,16 @@ std::string JitEngine::cacheDirectory() const {
   return P->Cache.directory();
 }
 
+Expected<void *> JitEngine::lookup(const CompiledCode &Code, StringRef Name) {
+  if (!Code.Dylib)
+    return createStringError("lookup of '" + Name + "' in released code");
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  auto Sym = P->J->lookup(*Code.Dylib, Name);
+  if (!Sym)
+    return Sym.takeError();
+  return Sym->toPtr<void *>();
+}
+
 void JitEngine::release(CompiledCode &Code) {
   if (!Code.Dylib)
     return;

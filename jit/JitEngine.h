@@ -60,6 +60,11 @@ public:
   void setCacheDirectory(std::string Dir);
   std::string cacheDirectory() const;
 
+  /// The address of another symbol Name of a compiled module (a module
+  /// with several entry points, like the GPU kernels compiled for the
+  /// host).
+  llvm::Expected<void *> lookup(const CompiledCode &Code, llvm::StringRef Name);
+
   /// Frees the code of a compiled module.
   void release(CompiledCode &Code);
 

@@ -17,6 +17,7 @@
 #include "graphjit/Printer.h"
 #include "graphjit/Random.h"
 #include "graphjit/Rewrite.h"
+#include "gpu/Device.h"
 #include "profile/OptimizerReport.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -75,6 +76,19 @@ static cl::opt<std::string> EmitAsm("emit-asm",
                                     cl::desc("Write the host assembly"),
                                     cl::value_desc("file.s"),
                                     cl::cat(Category));
+static cl::opt<std::string>
+    DeviceOpt("device",
+              cl::desc("Where Applies run: cpu, cuda (an NVIDIA GPU) or "
+                       "cuda-emulated (the GPU path on the host)"),
+              cl::init("cpu"), cl::cat(Category));
+static cl::opt<std::string>
+    EmitPtx("emit-ptx",
+            cl::desc("Write the GPU kernels as PTX (device cuda or "
+                     "cuda-emulated; no GPU needed)"),
+            cl::value_desc("file"), cl::cat(Category));
+static cl::opt<std::string>
+    GpuArch("gpu-arch", cl::desc("The PTX target of -emit-ptx: sm_80 or sm_90"),
+            cl::init("sm_90"), cl::cat(Category));
 static cl::opt<std::string> JitLLVM(
     "jit-llvm",
     cl::desc("JIT-compile this IR instead of lowering the function: what "
@@ -362,6 +376,8 @@ static Expected<Flags> commandLineFlags() {
     PF.OptimizerIncluding = OptimizerIncluding;
   if (MinMemorySize.getNumOccurrences())
     PF.ProfilingMinMemorySize = MinMemorySize;
+  if (DeviceOpt.getNumOccurrences())
+    PF.Device = DeviceOpt;
   if (AllowGC.getNumOccurrences())
     PF.AllowGC = AllowGC;
   if (ProfileMemory)
@@ -394,10 +410,14 @@ rewritten(const FunctionGraph &F, const Flags &PF) {
   O.Optimizer = PF.Optimizer;
   O.Excluding = splitRewriteTags(PF.OptimizerExcluding);
   O.Including = splitRewriteTags(PF.OptimizerIncluding);
+  Expected<DeviceKind> Device = parseDeviceKind(PF.Device);
+  if (!Device)
+    return Device.takeError();
+  O.Gpu = *Device != DeviceKind::Cpu;
   // Checked for None too, as Function::compile does.
   if (Expected<std::vector<std::string>> Names = selectedRewrites(O); !Names)
     return Names.takeError();
-  if (O.Optimizer == "None")
+  if (O.Optimizer == "None" && !O.Gpu)
     return nullptr;
   return rewriteFunction(F, O);
 }
@@ -502,7 +522,7 @@ static int run() {
     return fail(K.takeError());
   Opts.Linker = *K;
   Opts.OptLevel = OptLevel;
-  Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm};
+  Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm, EmitPtx, GpuArch};
   Opts.LLVMInput = JitLLVM;
   if (Opts.Linker == LinkerKind::Py && !JitLLVM.empty())
     return fail("-jit-llvm needs a JIT linker (c|py or c), not py");
@@ -579,6 +599,7 @@ int main(int argc, char **argv) {
       "           [-linker=py|c|py|c] [-O=0..3] [-emit-llvm=FILE]\n"
       "           [-emit-llvm-optimized=FILE] [-emit-asm=FILE] [-print-graph]\n"
       "           [-profile] [-profile-memory] [-profile-optimizer]\n"
-      "           [-profile-json=FILE] [-optimizer=fast_run|None]\n");
+      "           [-profile-json=FILE] [-optimizer=fast_run|None]\n"
+      "           [-device=cpu|cuda|cuda-emulated] [-emit-ptx=FILE]\n");
   return run();
 }

@@ -25,6 +25,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The GPU path's tests assemble PTX with the CUDA toolkit's ptxas and link
+# libdevice (no GPU needed); the toolkit is not a Debian package here.
+cuda=${CUDA_HOME:-/usr/local/cuda}
+for f in "$cuda/bin/ptxas" "$cuda/nvvm/libdevice/libdevice.10.bc"; do
+  [ -e "$f" ] || echo "setup: warning: $f is missing: the GPU path's PTX" \
+    "tests will fail (install the CUDA toolkit at $cuda or set CUDA_HOME)" >&2
+done
+
 build="$root/build"
 config=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
 if [ "${1:-}" = "--sanitize" ]; then

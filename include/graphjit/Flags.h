@@ -48,6 +48,10 @@ struct Flags {
   std::string Optimizer = "fast_run";
   std::string OptimizerExcluding;
   std::string OptimizerIncluding;
+  /// Where computing Applies run: cpu, cuda (an NVIDIA GPU through the
+  /// CUDA driver), or cuda-emulated (the GPU path run on the host, for
+  /// testing without a GPU). docs/gpu.md.
+  std::string Device = "cpu";
 };
 
 /// Parses "NAME=VALUE,NAME=VALUE" over Base. Booleans are True/False (also

@@ -33,6 +33,7 @@ struct CallPlan;
 struct CallState;
 class ProfileStats;
 class FunctionProfiler;
+class GpuProgram;
 struct CompiledCode;
 
 enum class LinkerKind { Py, CPy, C };
@@ -46,6 +47,10 @@ struct EmitOptions {
   std::string LLVM;          ///< The module as lowered.
   std::string LLVMOptimized; ///< After the optimization pipeline.
   std::string Asm;           ///< The host assembly.
+  /// The GPU kernels as PTX for PtxArch (a function with device Applies;
+  /// written before the device is opened, so also without a GPU).
+  std::string Ptx;
+  std::string PtxArch = "sm_90";
 };
 
 /// Seconds spent in each step of compiling one function.
@@ -90,6 +95,9 @@ struct CompileOptions {
   /// Implies Profile. GRAPHJIT_FLAGS=profile_optimizer=True turns it on.
   bool ProfileOptimizer = false;
   std::shared_ptr<ProfileStats> ProfileInto;
+  /// Where computing Applies run (docs/gpu.md): "cpu", "cuda" or
+  /// "cuda-emulated"; unset: the flags' `device` (cpu by default).
+  std::optional<std::string> Device;
 };
 
 /// Where the JIT keeps compiled objects between runs (the compile cache;
@@ -152,6 +160,7 @@ private:
                                               const DimBindings &Given);
   llvm::Error runNodes(CallState &S, const ExecContext &Ctx);
   llvm::Error startProfiling(const CompiledCode *Code);
+  llvm::Error gpuCompile(llvm::StringRef Device);
 
   /// The optimizer's result, when it ran; Graph refers to it then.
   std::unique_ptr<FunctionGraph> Rewritten;
@@ -162,6 +171,8 @@ private:
   CompileTimes Times;
   std::vector<Apply *> ById; ///< Applies by id.
   std::unique_ptr<JitCode> Jit; ///< Null for the py linker.
+  /// The device Applies' kernels; null when all runs on the host.
+  std::unique_ptr<GpuProgram> Gpu;
   std::unique_ptr<const CallPlan> Plan;
   /// The working memory of the last call, for the next one to take (null
   /// while a call has it; concurrent calls make their own).

@@ -28,17 +28,25 @@ public:
   explicit Buffer(size_t Bytes, InitKind Init = Zeroed);
   /// Wraps caller-owned memory without taking ownership.
   Buffer(void *External, size_t Bytes) : Data(External), Bytes(Bytes) {}
+  /// Device memory at Address (the GPU path, lib/gpu/DevicePool.h), which
+  /// the host must never read or write; its owner frees it (the shared
+  /// pointer's deleter).
+  struct OnDeviceTag {};
+  Buffer(OnDeviceTag, uint64_t Address, size_t Bytes)
+      : Data(reinterpret_cast<void *>(Address)), Bytes(Bytes), Device(true) {}
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
 
   void *data() const { return Data; }
   size_t size() const { return Bytes; }
+  bool onDevice() const { return Device; }
 
 private:
   void *Data = nullptr;
   size_t Bytes = 0;
   bool Owned = false;
+  bool Device = false;
   /// Non-zero when an AllocationObserver saw it allocated (profile_memory).
   uint64_t Tag = 0;
 };
@@ -64,7 +72,13 @@ public:
   static NDArray wrap(void *Data, DType T, const Shape &S,
                       const Shape &ByteStrides);
 
+  /// A C-contiguous array on all of B's memory (a device buffer, say).
+  static NDArray onBuffer(std::shared_ptr<Buffer> B, DType T, const Shape &S);
+
   bool isNull() const { return !Store; }
+  /// Whether the elements live in device memory (the GPU path): only GPU
+  /// ops and transfers may touch them.
+  bool onDevice() const { return Store && Store->onDevice(); }
   /// Makes this array null, dropping its reference to the buffer, but
   /// leaves its shape and strides as they were, so that copying, borrowing
   /// or allocating into it later allocates nothing and rarely resizes: for

@@ -27,9 +27,17 @@ namespace graphjit {
 /// Sizes of the symbolic dims, bound when a function is called.
 using DimBindings = llvm::StringMap<int64_t>;
 
+class Apply;
+class GpuProgram;
+
 /// What perform() may need besides its inputs.
 struct ExecContext {
   const DimBindings *Dims = nullptr;
+  /// The Apply being run (set by the linkers' NodeRunner).
+  const Apply *Node = nullptr;
+  /// A function with GPU Applies: its kernels, device and timers
+  /// (lib/gpu/GpuProgram.h); null otherwise.
+  GpuProgram *Gpu = nullptr;
 };
 
 /// How an output relates to the inputs' memory (Theano's view_map and

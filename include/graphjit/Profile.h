@@ -97,6 +97,10 @@ struct ApplyProfile {
   std::vector<std::string> Rewrites;
   std::vector<std::string> SourceLocs;
 
+  /// Ran on the GPU (a Gpu* op or a transfer): Seconds is the device's own
+  /// time for it, read from its timers after each call.
+  bool OnDevice = false;
+
   llvm::StringRef type() const { return Compiled ? "C" : "Py"; }
   bool operator==(const ApplyProfile &O) const;
 };
@@ -201,6 +205,14 @@ struct FunctionProfile {
   std::vector<ApplyProfile> Applies;    ///< In id order.
   FunctionMemory Memory;
   OptimizerProfile Optimizer;
+  /// The GPU path (docs/gpu.md): the device's name, empty when everything
+  /// ran on the host; the ops that stayed on the host with why
+  /// ("Argmax{axis=[1]}: Argmax has no GPU form"); and the device memory
+  /// of the process when the profile was taken (the pool's counters):
+  /// the peak of live arrays and the peak the pool held, cache included.
+  std::string Device;
+  std::vector<std::string> HostOnly;
+  uint64_t GpuPeakBytes = 0, GpuPeakReservedBytes = 0;
 
   /// Time in thunks: the sum of the Applies' seconds.
   double thunkSeconds() const;

@@ -41,6 +41,9 @@ struct RewriteOptions {
   /// Tags or rewrite names: rewrites having any of them run too (unless
   /// excluded).
   std::vector<std::string> Including;
+  /// device=cuda or cuda-emulated: the gpu phase (placement on the device,
+  /// tag "gpu") runs, whatever the optimizer, unless excluded.
+  bool Gpu = false;
 };
 
 /// "fusion:inplace" -> {"fusion", "inplace"}; empty entries are dropped.

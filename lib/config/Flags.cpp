@@ -45,6 +45,7 @@ static const FlagInfo Known[] = {
      [](Flags &F) -> void * { return &F.OptimizerExcluding; }},
     {"optimizer_including", Kind::String,
      [](Flags &F) -> void * { return &F.OptimizerIncluding; }},
+    {"device", Kind::String, [](Flags &F) -> void * { return &F.Device; }},
 };
 
 std::string graphjit::knownFlagNames() {

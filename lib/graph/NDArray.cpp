@@ -187,6 +187,17 @@ NDArray NDArray::wrap(void *Data, DType T, const Shape &S,
   return A;
 }
 
+NDArray NDArray::onBuffer(std::shared_ptr<Buffer> B, DType T,
+                          const Shape &S) {
+  NDArray A;
+  A.Ptr = static_cast<char *>(B->data());
+  A.Store = std::move(B);
+  A.Dtype = T;
+  A.Dims = S;
+  A.Steps = contiguousStrides(S, dtypeSize(T));
+  return A;
+}
+
 int64_t NDArray::numElements() const { return numElementsOf(Dims); }
 
 bool NDArray::isContiguous() const {
@@ -290,6 +301,9 @@ static void printElement(llvm::raw_ostream &OS, const NDArray &A, int64_t I) {
 std::string NDArray::str(int64_t MaxElements) const {
   std::string S;
   llvm::raw_string_ostream OS(S);
+  if (onDevice())
+    return "<device array, dtype=" + std::string(dtypeName(Dtype)) +
+           ", shape=" + shapeStr(Dims) + ">";
   int64_t N = numElements();
   if (rank() == 0) {
     printElement(OS, *this, 0);

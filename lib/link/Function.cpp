@@ -7,6 +7,9 @@
 #include "graphjit/Flags.h"
 #include "graphjit/Printer.h"
 #include "graphjit/ProfileStats.h"
+#include "gpu/DevicePool.h"
+#include "gpu/GpuOps.h"
+#include "gpu/GpuProgram.h"
 #include "jit/JitEngine.h"
 #include "lower/ModuleLowering.h"
 #include "lower/ThunkEmitter.h"
@@ -15,6 +18,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include <chrono>
 
 using namespace graphjit;
@@ -97,8 +101,30 @@ Error Function::startProfiling(const CompiledCode *Code) {
                            : std::make_shared<ProfileStats>();
   Profiler = std::make_unique<FunctionProfiler>(Graph, Opts.Linker,
                                                 F->ProfilingIgnoreFirstCall);
-  if (Code)
-    Profiler->setCompiled(Code->Profile, Jit->IsCompiled);
+  if (Code) {
+    // A GPU Apply runs compiled kernels, though through gj_perform.
+    std::vector<bool> Compiled = Jit->IsCompiled;
+    for (unsigned I = 0; I < Compiled.size(); ++I)
+      Compiled[I] = Compiled[I] || isCompiled(I);
+    Profiler->setCompiled(Code->Profile, Compiled);
+  }
+  if (Gpu) {
+    // The tips name what could not move, and why.
+    std::vector<std::string> HostOnly;
+    for (const Apply *N : Graph.applies()) {
+      if (producesDeviceValues(N->op()) || transferDirection(N->op()))
+        continue;
+      std::vector<TensorType> Types;
+      for (const Variable *V : N->inputs())
+        Types.push_back(V->type());
+      std::string Why;
+      gpuRoleOf(N->op(), Types, &Why);
+      std::string Line = N->op().name() + ": " + Why;
+      if (!llvm::is_contained(HostOnly, Line))
+        HostOnly.push_back(std::move(Line));
+    }
+    Profiler->setDevice(Gpu->device().name(), std::move(HostOnly));
+  }
   if (Opts.ProfileMemory)
     Profiler->setMemory(Graph, Opts.AllowGC);
   Profiler->setCompileTimes(Times);
@@ -112,12 +138,40 @@ Error Function::startProfiling(const CompiledCode *Code) {
   return Error::success();
 }
 
+static bool isProfiled(const CompileOptions &O) {
+  return O.Profile || O.ProfileMemory || O.ProfileOptimizer || O.ProfileInto;
+}
+
 bool Function::isCompiled(unsigned ApplyId) const {
+  if (Gpu && gpuOpOf(ById[ApplyId]->op()))
+    return gpuOpOf(ById[ApplyId]->op())->role() != GpuRole::View;
   return Jit && Jit->IsCompiled[ApplyId];
 }
 
-static bool isProfiled(const CompileOptions &O) {
-  return O.Profile || O.ProfileMemory || O.ProfileOptimizer || O.ProfileInto;
+Error Function::gpuCompile(llvm::StringRef DeviceName) {
+  if (!Opts.Emit.Ptx.empty()) {
+    Expected<std::string> Ptx = functionPtx(Graph, Opts.Emit.PtxArch);
+    if (!Ptx)
+      return Ptx.takeError();
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Opts.Emit.Ptx, EC, llvm::sys::fs::OF_Text);
+    if (EC)
+      return llvm::createStringError("cannot write '" + Opts.Emit.Ptx +
+                                     "': " + EC.message());
+    OS << *Ptx;
+  }
+  Expected<DeviceKind> K = parseDeviceKind(DeviceName);
+  if (!K)
+    return K.takeError();
+  Expected<DevicePool &> Pool = devicePool(*K);
+  if (!Pool)
+    return Pool.takeError();
+  Expected<std::unique_ptr<GpuProgram>> P = GpuProgram::create(
+      Graph, Pool->device(), *Pool, isProfiled(Opts));
+  if (!P)
+    return P.takeError();
+  Gpu = std::move(*P);
+  return Error::success();
 }
 
 Error Function::jitCompile() {
@@ -190,10 +244,16 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
   Expected<RewriteOptions> RO = rewriteOptions(O, *Fl);
   if (!RO)
     return RO.takeError();
-  // optimizer=None compiles the graph as written.
+  std::string Device = O.Device ? *O.Device : Fl->Device;
+  Expected<DeviceKind> Kind = parseDeviceKind(Device);
+  if (!Kind)
+    return Kind.takeError();
+  RO->Gpu = *Kind != DeviceKind::Cpu;
+  // optimizer=None compiles the graph as written (but placed on a device
+  // when one is asked for).
   std::unique_ptr<FunctionGraph> Rewritten;
   RewriteReport Report;
-  if (RO->Optimizer != "None") {
+  if (RO->Optimizer != "None" || RO->Gpu) {
     Expected<std::unique_ptr<FunctionGraph>> G =
         rewriteFunction(F, *RO, &Report);
     if (!G)
@@ -209,6 +269,9 @@ Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
   Fn->Times.Rewrite = Fn->Rewrites.Seconds; // Validation included.
   if (O.Linker != LinkerKind::Py)
     if (Error E = Fn->jitCompile())
+      return E;
+  if (hasDeviceApplies(Fn->Graph))
+    if (Error E = Fn->gpuCompile(Device))
       return E;
   if (isProfiled(O)) {
     if (Error E = Fn->startProfiling(Fn->Jit ? &Fn->Jit->Code : nullptr))
@@ -378,8 +441,25 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
     S.Values[Plan->InputIds[I]].borrow(Inputs[I]);
   for (auto [Id, Shared] : Plan->SharedReads)
     S.Values[Id] = Shared->Value;
-  if (Error E = runNodes(S, Ctx))
-    return E;
+  std::unique_lock<std::mutex> GpuLock;
+  if (Gpu) {
+    GpuLock = std::unique_lock<std::mutex>(Gpu->lock());
+    Ctx.Gpu = Gpu.get();
+  }
+  Error Ran = runNodes(S, Ctx);
+  if (Gpu) {
+    // Device times are read once the call has waited for the device.
+    Error Ended = Gpu->endCall([&](unsigned Id, double Seconds) {
+      if (Profiler)
+        Profiler->deviceRan(Id, Seconds);
+    });
+    if (Ran)
+      llvm::consumeError(std::move(Ended));
+    else
+      Ran = std::move(Ended);
+  }
+  if (Ran)
+    return std::move(Ran);
 
   // Check every update before applying any, so that a failing call changes
   // nothing.

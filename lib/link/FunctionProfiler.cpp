@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FunctionProfiler.h"
+#include "graphjit/Gpu.h"
 #include "runtime/Clock.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
@@ -23,7 +24,9 @@ FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
       Tsc(ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC),
       IgnoreFirstCall(IgnoreFirstCall),
       PyTicks(new std::atomic<uint64_t>[F.numApplies()]()),
-      PyCalls(new std::atomic<uint64_t>[F.numApplies()]()) {
+      PyCalls(new std::atomic<uint64_t>[F.numApplies()]()),
+      DeviceNanos(new std::atomic<uint64_t>[F.numApplies()]()),
+      DeviceCalls(new std::atomic<uint64_t>[F.numApplies()]()) {
   Base.Linker = linkerName(Linker).str();
   if (Linker == LinkerKind::Py)
     for (ApplyProfile &A : Base.Applies)
@@ -120,7 +123,8 @@ void FunctionProfiler::recordOutputSizes(const Apply &A,
   bool News = false;
   for (const OutputMemory &O : Unlocked.OutputMem) {
     const NDArray &Out = Values[O.Var];
-    News |= !Out.isNull() &&
+    // Device arrays are not host memory (the pool counts them).
+    News |= !Out.isNull() && !Out.onDevice() &&
             (Out.numBytes() + 1 >
                  SeenBytes[O.Var].load(std::memory_order_relaxed) ||
              (!SeenAllocating[O.Var].load(std::memory_order_relaxed) &&
@@ -131,7 +135,7 @@ void FunctionProfiler::recordOutputSizes(const Apply &A,
   std::lock_guard<std::mutex> Guard(TensorLock);
   for (OutputMemory &O : Base.Applies[A.id()].OutputMem) {
     const NDArray &Out = Values[O.Var];
-    if (Out.isNull())
+    if (Out.isNull() || Out.onDevice())
       continue;
     // The largest over all calls, with its shape (SeenBytes: largest + 1).
     if (Out.numBytes() + 1 > SeenBytes[O.Var].load()) {
@@ -163,6 +167,22 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
   Desc = D;
   for (ApplyProfile &A : Base.Applies)
     A.Compiled = A.Id < C.size() && C[A.Id];
+}
+
+void FunctionProfiler::setDevice(std::string Name,
+                                  std::vector<std::string> HostOnly) {
+  std::lock_guard<std::mutex> Guard(TensorLock);
+  Base.Device = std::move(Name);
+  Base.HostOnly = std::move(HostOnly);
+}
+
+void FunctionProfiler::deviceRan(unsigned Id, double Seconds) {
+  // A first call left out leaves its device time out too.
+  if (IgnoreFirstCall && !FirstCallDone.load(std::memory_order_relaxed))
+    return;
+  DeviceNanos[Id].fetch_add(uint64_t(Seconds * 1e9 + 0.5),
+                            std::memory_order_relaxed);
+  DeviceCalls[Id].fetch_add(1, std::memory_order_relaxed);
 }
 
 void FunctionProfiler::callEnded(uint64_t Start) {
@@ -242,6 +262,17 @@ FunctionProfile FunctionProfiler::snapshot() const {
     const gj_apply_counter &C = Counts[A.Id];
     A.Calls = C.calls;
     A.Seconds = std::max(0.0, Seconds(C.ticks) - Overhead * double(C.calls));
+    // A GPU Apply's time is the device's: its host side only queued work.
+    if (uint64_t DC = DeviceCalls[A.Id].load()) {
+      A.OnDevice = true;
+      A.Calls = DC;
+      A.Seconds = double(DeviceNanos[A.Id].load()) * 1e-9;
+    }
+  }
+  if (!P.Device.empty()) {
+    GpuMemoryStats G = gpu_memory_stats();
+    P.GpuPeakBytes = G.PeakAllocated;
+    P.GpuPeakReservedBytes = G.PeakReserved;
   }
   if (P.Memory.Recorded)
     addMeasuredMemory(P);

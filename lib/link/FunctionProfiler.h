@@ -37,6 +37,11 @@ public:
   /// everything (the Optimizer Profile). O.Optimizer "None": nothing ran.
   void setRewrites(const RewriteReport &R, const RewriteOptions &O, bool Record,
                    unsigned AppliesAsWritten);
+  /// The function runs Applies on device Name; Applies HostOnly stay on
+  /// the host ("op: why").
+  void setDevice(std::string Name, std::vector<std::string> HostOnly);
+  /// GPU Apply Id took Seconds of device time in one call (its timers).
+  void deviceRan(unsigned Id, double Seconds);
   /// Records memory too (profile_memory), for F run with or without gc.
   void setMemory(const FunctionGraph &F, bool AllowGC);
   bool recordsMemory() const { return Base.Memory.Recorded; }
@@ -94,6 +99,8 @@ private:
   std::atomic<bool> TensorsRecorded{false};
   std::atomic<uint64_t> Calls{0}, CallTicks{0}, DriverTicks{0};
   std::unique_ptr<std::atomic<uint64_t>[]> PyTicks, PyCalls;
+  /// By Apply id, for GPU Applies: device nanoseconds and calls.
+  std::unique_ptr<std::atomic<uint64_t>[]> DeviceNanos, DeviceCalls;
   /// By Variable id: the largest size an output was seen with, plus one
   /// (0: never seen); read without the lock (profile_memory).
   std::unique_ptr<std::atomic<uint64_t>[]> SeenBytes;

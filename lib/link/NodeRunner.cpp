@@ -76,8 +76,10 @@ Error NodeRunner::run(const Apply &N, NodeStep Step,
   Args &A = argsFor(N, Values);
   for (NDArray &Out : A.Out)
     Out.dropBuffer(); // Outputs arrive null.
-  Error E = Step == NodeStep::Perform ? N.op().perform(A.In, A.Out, Ctx)
-                                      : N.op().prepare(A.In, A.Out, Ctx);
+  ExecContext NodeCtx = Ctx;
+  NodeCtx.Node = &N;
+  Error E = Step == NodeStep::Perform ? N.op().perform(A.In, A.Out, NodeCtx)
+                                      : N.op().prepare(A.In, A.Out, NodeCtx);
   if (!E)
     E = checkOutputs(N, A.Out, Values);
   else

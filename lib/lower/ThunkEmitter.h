@@ -42,6 +42,13 @@ public:
     H.SlotOf = std::move(SlotOf);
     return H;
   }
+  /// An emitter for a function outside any thunk (a GPU kernel, which
+  /// gets its arrays as arguments): no frame, so the slot accessors must
+  /// not be used. Node names the Apply the function computes for.
+  static ThunkEmitter forKernel(llvm::IRBuilder<> &B, llvm::Module &M,
+                                const Apply &Node, KernelLibrary &Kernels) {
+    return ThunkEmitter(B, M, Node, Kernels);
+  }
   /// The address of V's gj_slot (to hand to a helper).
   llvm::Value *slotPointer(const Variable *V);
 

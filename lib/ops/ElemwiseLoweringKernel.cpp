@@ -16,10 +16,20 @@ using llvm::Value;
 
 llvm::Expected<ElementKernel> ElementKernel::get(const Apply &N) {
   // findLowering() only hands Elemwise Applies to this lowering.
-  const auto &Op = static_cast<const Elemwise &>(N.op());
-  ElementKernel K;
+  llvm::SmallVector<DType, 4> InTypes;
   for (const Variable *V : N.inputs())
-    K.InTypes.push_back(V->type().Dtype);
+    InTypes.push_back(V->type().Dtype);
+  return get(N.op(), InTypes);
+}
+
+llvm::Expected<ElementKernel>
+ElementKernel::get(const graphjit::Op &O, llvm::ArrayRef<DType> InTypes) {
+  if (O.className() != "Elemwise")
+    return llvm::createStringError("no element kernel for " + O.name() +
+                                   ": not an Elemwise");
+  const auto &Op = static_cast<const Elemwise &>(O);
+  ElementKernel K;
+  K.InTypes.assign(InTypes.begin(), InTypes.end());
   if (const CompositeScalar *C = Op.composite()) {
     llvm::Expected<std::vector<ScalarSignature>> Steps =
         compositeSignatures(*C, K.InTypes);

@@ -26,6 +26,12 @@ public:
   /// The kernel of Elemwise Apply N, or an error if its input dtypes have
   /// no signature (inferTypes would have refused them).
   static llvm::Expected<ElementKernel> get(const Apply &N);
+  /// The kernel of ElemwiseOp (class Elemwise, Composites included) on
+  /// inputs of InTypes: what a GPU kernel computes per element, where the
+  /// Apply's op is a wrapper. An error if the op is not an Elemwise or the
+  /// dtypes have no signature.
+  static llvm::Expected<ElementKernel> get(const Op &ElemwiseOp,
+                                           llvm::ArrayRef<DType> InTypes);
 
   unsigned numInputs() const { return InTypes.size(); }
   /// The scalar operation of a single-op Elemwise.

@@ -144,6 +144,11 @@ void printMemoryProfile(raw_ostream &OS, const FunctionProfile &F,
   OS << "(Sparse variables are ignored)\n";
   OS << "---\n";
   printPeaks(OS, F);
+  if (!F.Device.empty())
+    OS << "  GPU memory (device pool of the process, arrays on the device "
+          "are not counted above): peak "
+       << kilobytes(F.GpuPeakBytes) << " in arrays, peak "
+       << kilobytes(F.GpuPeakReservedBytes) << " held by the pool\n";
   printApplyRows(OS, F, Opts);
 }
 

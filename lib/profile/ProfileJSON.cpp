@@ -154,6 +154,8 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
       writeStrings(J, "rewrites", A.Rewrites);
     if (!A.SourceLocs.empty())
       writeStrings(J, "source_locs", A.SourceLocs);
+    if (A.OnDevice)
+      J.attribute("on_device", true);
     writeApplyMemory(J, A, WithMemory);
   });
 }
@@ -178,6 +180,13 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
     J.attribute("clock", F.Clock);
     J.attribute("instrumentation_ns_per_apply",
                 finite(F.InstrumentationNsPerApply));
+    // The GPU path's, only where a device ran.
+    if (!F.Device.empty()) {
+      J.attribute("device", F.Device);
+      writeStrings(J, "host_only", F.HostOnly);
+      J.attribute("gpu_peak_bytes", F.GpuPeakBytes);
+      J.attribute("gpu_peak_reserved_bytes", F.GpuPeakReservedBytes);
+    }
     // Memory is left out of functions that did not record it.
     bool WithMemory = !(F.Memory == FunctionMemory());
     if (WithMemory)
@@ -674,6 +683,8 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
       return E;
     if (Error E = readStrings(**O, "source_locs", Path, Out.SourceLocs))
       return E;
+    if (Error E = getBool(**O, "on_device", Path, false, Out.OnDevice))
+      return E;
   }
   if (FileVersion < 2) // Version 1 had no memory.
     return Error::success();
@@ -708,9 +719,19 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
   if (FileVersion >= 2)
     if (Error E = readMemory(**O, Path, Out.Memory))
       return E;
-  if (FileVersion >= 3)
+  if (FileVersion >= 3) {
     if (Error E = readOptimizer(**O, Path, Out.Optimizer))
       return E;
+    if (Error E = getString(**O, "device", Path, false, Out.Device))
+      return E;
+    if (Error E = readStrings(**O, "host_only", Path, Out.HostOnly))
+      return E;
+    if (Error E = getUInt(**O, "gpu_peak_bytes", Path, false, Out.GpuPeakBytes))
+      return E;
+    if (Error E = getUInt(**O, "gpu_peak_reserved_bytes", Path, false,
+                          Out.GpuPeakReservedBytes))
+      return E;
+  }
   auto Applies = getArray(**O, "applies", Path, /*Required=*/true);
   if (!Applies)
     return Applies.takeError();

@@ -24,7 +24,7 @@ bool ApplyProfile::operator==(const ApplyProfile &O) const {
          Outputs == O.Outputs && InputVars == O.InputVars &&
          OutputMem == O.OutputMem && AllocatedBytes == O.AllocatedBytes &&
          Allocations == O.Allocations && Rewrites == O.Rewrites &&
-         SourceLocs == O.SourceLocs;
+         SourceLocs == O.SourceLocs && OnDevice == O.OnDevice;
 }
 
 bool CompileSplit::operator==(const CompileSplit &O) const {
@@ -38,7 +38,10 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          CallSeconds == O.CallSeconds && DriverSeconds == O.DriverSeconds &&
          Compile == O.Compile && Linker == O.Linker && Clock == O.Clock &&
          InstrumentationNsPerApply == O.InstrumentationNsPerApply &&
-         Applies == O.Applies && Memory == O.Memory && Optimizer == O.Optimizer;
+         Applies == O.Applies && Memory == O.Memory &&
+         Optimizer == O.Optimizer && Device == O.Device &&
+         HostOnly == O.HostOnly && GpuPeakBytes == O.GpuPeakBytes &&
+         GpuPeakReservedBytes == O.GpuPeakReservedBytes;
 }
 
 double FunctionProfile::thunkSeconds() const {

@@ -183,6 +183,13 @@ std::vector<std::string> computeTips(const FunctionProfile &F,
     bandwidthTip(F, Total, Opts, Tips);
   }
   overheadTip(F, Total, Tips);
+  if (!F.Device.empty() && !F.HostOnly.empty()) {
+    std::string Ops;
+    for (const std::string &H : F.HostOnly)
+      Ops += (Ops.empty() ? "" : "; ") + H;
+    Tips.push_back("These ops stayed on the host (device " + F.Device +
+                   "), each with a transfer around it: " + Ops + ".");
+  }
   return Tips;
 }
 

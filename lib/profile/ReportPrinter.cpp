@@ -80,6 +80,25 @@ void ReportPrinter::printGlobal(StringRef Machine) {
      << "s\n";
   if (!F.Linker.empty())
     OS << "  Linker: " << F.Linker << "\n";
+  if (!F.Device.empty()) {
+    double Kernels = 0, Transfers = 0;
+    unsigned OnDevice = 0;
+    for (const ApplyProfile &A : F.Applies) {
+      if (!A.OnDevice)
+        continue;
+      ++OnDevice;
+      bool Transfer = A.OpClass == "GpuFromHost" || A.OpClass == "HostFromGpu";
+      (Transfer ? Transfers : Kernels) += A.Seconds;
+    }
+    OS << "  Device: " << F.Device << " (" << OnDevice
+       << " Apply nodes timed by the device's own timers)\n";
+    OS << "    Time on the device: " << format("%e", Kernels + Transfers)
+       << "s (compute " << format("%e", Kernels) << "s, transfers "
+       << format("%e", Transfers) << "s)\n";
+    OS << "    Device memory: peak " << (F.GpuPeakBytes + 1023) / 1024
+       << "KB in arrays, peak " << (F.GpuPeakReservedBytes + 1023) / 1024
+       << "KB held by the pool (gpu_allocated())\n";
+  }
   if (!F.Clock.empty())
     OS << "  Clock: " << F.Clock << "\n";
   OS << "  Instrumentation cost: "

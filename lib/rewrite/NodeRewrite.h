@@ -68,6 +68,8 @@ std::vector<std::unique_ptr<NodeRewrite>> makeGemmRewrites();
 std::unique_ptr<NodeRewrite> makeElemwiseFusion();
 /// elemwise_inplace: an Elemwise writes over an input that dies with it.
 std::unique_ptr<NodeRewrite> makeElemwiseInplace();
+/// gpu_placement and gpu_transfer_cut (GpuPlacement.cpp; tag gpu).
+std::vector<std::unique_ptr<NodeRewrite>> makeGpuRewrites();
 
 /// Largest output (in elements) constant folding makes a constant of.
 constexpr int64_t MaxFoldedElements = 1000000;

@@ -201,6 +201,7 @@ Pipeline rewrite::standardPipeline() {
   for (NodeRewrite *R : AddAll(makeGemmRewrites()))
     Gemm.push_back(R);
   NodeRewrite *Fusion = Add(makeElemwiseFusion());
+  std::vector<NodeRewrite *> Gpu = AddAll(makeGpuRewrites());
   NodeRewrite *Inplace = Add(makeElemwiseInplace());
   P.Phases.push_back({"merge1", {Merge}});
   P.Phases.push_back({"canonicalize", std::move(Canonicalize)});
@@ -208,6 +209,7 @@ Pipeline rewrite::standardPipeline() {
   P.Phases.push_back({"gemm", std::move(Gemm)});
   P.Phases.push_back({"fusion", {Fusion}});
   P.Phases.push_back({"merge2", {Merge}});
+  P.Phases.push_back({"gpu", std::move(Gpu)});
   P.Phases.push_back({"inplace", {Inplace}});
   return P;
 }

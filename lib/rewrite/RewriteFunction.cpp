@@ -82,6 +82,10 @@ llvm::Error selectPipeline(const RewriteOptions &O, Pipeline &P) {
     });
   };
   P.keepOnly([&](const NodeRewrite &R) {
+    // The device's placement is not an optimization: it runs whenever a
+    // device is asked for, and never otherwise.
+    if (R.hasTag("gpu"))
+      return O.Gpu && !Matches(R, O.Excluding);
     bool In = (Opt->Tag && R.hasTag(Opt->Tag)) || Matches(R, O.Including);
     return In && !Matches(R, O.Excluding);
   });

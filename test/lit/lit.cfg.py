@@ -33,6 +33,11 @@ config.substitutions.append(("%sanitize_flags", params.get("sanitize_flags", "")
 config.substitutions.append(("%llvm_lib_dir", os.path.join(os.path.dirname(llvm_tools), "lib")))
 config.substitutions.append(("%llvm_include_dir", os.path.join(os.path.dirname(llvm_tools), "include")))
 config.substitutions.append(("%python", params.get("python", "/usr/bin/python3")))
+# The CUDA toolkit's PTX assembler checks the PTX of the GPU path (CI has
+# the toolkit but no GPU).
+cuda_home = params.get("cuda_home", os.environ.get("CUDA_HOME", "/usr/local/cuda"))
+config.substitutions.append(("%ptxas", os.path.join(cuda_home, "bin", "ptxas")))
+config.substitutions.append(("%cuda_stub_lib", os.path.join(cuda_home, "lib64", "stubs", "libcuda.so")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 config.environment["PATH"] = os.pathsep.join([llvm_tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
 # Keep FileCheck's output free of colour codes.

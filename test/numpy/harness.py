@@ -24,6 +24,9 @@ import numpy as np
 
 GRAPHJIT = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("GRAPHJIT", "graphjit")
 LINKERS = os.environ.get("GRAPHJIT_TEST_LINKERS", "py").split(",")
+# Where Applies run: cpu, or the GPU path (cuda-emulated runs it on the
+# host; cuda needs a GPU). CTest runs the scripts once more on cuda-emulated.
+DEVICES = os.environ.get("GRAPHJIT_TEST_DEVICES", "cpu").split(",")
 
 _passed = 0
 _failed = []
@@ -40,7 +43,7 @@ def _case_dir():
 
 
 def run_graphjit(graph_text, inputs=None, function="f", dims=None,
-                 linker="py", calls=1, extra=()):
+                 linker="py", calls=1, extra=(), device="cpu"):
     """Runs graphjit on graph_text; returns (returncode, stdout, stderr,
     output folder)."""
     d = _case_dir()
@@ -48,7 +51,8 @@ def run_graphjit(graph_text, inputs=None, function="f", dims=None,
     with open(path, "w") as f:
         f.write(graph_text)
     args = [GRAPHJIT, path, "-function=" + function, "-linker=" + linker,
-            "-calls=%d" % calls, "-output-dir=" + os.path.join(d, "out")]
+            "-calls=%d" % calls, "-output-dir=" + os.path.join(d, "out"),
+            "-device=" + device]
     for name, value in (inputs or {}).items():
         p = os.path.join(d, "in_%s.npy" % name)
         np.save(p, np.asarray(value))
@@ -97,30 +101,40 @@ def check(label, graph_text, inputs=None, expected=None, rtol=None, atol=None,
           function="f", dims=None, linkers=None, calls=1):
     """graphjit's outputs (and shared variables) equal `expected`, for every
     linker under test."""
-    for linker in (linkers or LINKERS):
-        def one(linker=linker):
+    for linker, device in _configurations(linkers):
+        def one(linker=linker, device=device):
             rc, out, err, outdir = run_graphjit(graph_text, inputs, function,
-                                                dims, linker, calls)
+                                                dims, linker, calls,
+                                                device=device)
             if rc != 0:
                 raise AssertionError("graphjit failed (exit %d):\n%s%s" % (rc, out, err))
             for name, want in expected.items():
                 got = np.load(os.path.join(outdir, name + ".npy"))
                 compare(name, got, want, rtol, atol)
-        _record("%s [%s]" % (label, linker), one)
+        _record(_label(label, linker, device), one)
 
 
 def expect_error(label, graph_text, inputs=None, contains="", function="f",
                  dims=None, linkers=None):
     """graphjit exits with status 1 and says `contains` on stderr, without
     crashing."""
-    for linker in (linkers or LINKERS):
-        def one(linker=linker):
-            rc, out, err, _ = run_graphjit(graph_text, inputs, function, dims, linker)
+    for linker, device in _configurations(linkers):
+        def one(linker=linker, device=device):
+            rc, out, err, _ = run_graphjit(graph_text, inputs, function, dims,
+                                           linker, device=device)
             if rc != 1:
                 raise AssertionError("expected exit status 1, got %d:\n%s%s" % (rc, out, err))
             if contains not in err:
                 raise AssertionError("stderr lacks %r:\n%s" % (contains, err))
-        _record("%s [%s]" % (label, linker), one)
+        _record(_label(label, linker, device), one)
+
+
+def _configurations(linkers):
+    return [(l, d) for d in DEVICES for l in (linkers or LINKERS)]
+
+
+def _label(label, linker, device):
+    return "%s [%s%s]" % (label, linker, "" if device == "cpu" else ", " + device)
 
 
 def fail(label, message):

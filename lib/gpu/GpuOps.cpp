@@ -1,0 +1,143 @@
+//===- GpuOps.cpp - GpuOp, the transfers, and what may move --------------===//
+
+#include "GpuOps.h"
+#include "GpuProgram.h"
+#include "ops/ElemwiseOps.h"
+#include "ops/GemmOp.h"
+#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralUtil.h"
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+static bool isBlasDtype(DType T) { return T == DType::F32 || T == DType::F64; }
+
+GpuRole graphjit::gpuRoleOf(const Op &O, llvm::ArrayRef<TensorType> In,
+                            std::string *WhyNot) {
+  auto No = [&](const llvm::Twine &Why) {
+    if (WhyNot)
+      *WhyNot = Why.str();
+    return GpuRole::None;
+  };
+  llvm::StringRef Class = O.className();
+  if (Class.starts_with("Gpu") || transferDirection(O))
+    return No("already on the device");
+  if (Class == "Elemwise") {
+    // A kernel cannot fail, and an integer to a negative power must.
+    const auto &E = static_cast<const Elemwise &>(O);
+    bool Integral = llvm::none_of(
+        In, [](const TensorType &T) { return isFloat(T.Dtype); });
+    if (!E.composite() && E.scalarOp() == ScalarOpKind::Pow && Integral)
+      return No("an integer pow may fail at run time, which a kernel "
+                "cannot report");
+    return GpuRole::Kernel;
+  }
+  unsigned Rank = In.empty() ? 0 : In[0].rank();
+  if (std::optional<ReductionInfo> R = reductionInfo(O, Rank)) {
+    if (R->K > ReductionInfo::Any)
+      return No(Class + " has no GPU kernel");
+    return GpuRole::Kernel;
+  }
+  if (softmaxInfo(O, Rank) || allocFill(O))
+    return GpuRole::Kernel;
+  if (Class == "DimShuffle" || Class == "Reshape" || Class == "Subtensor")
+    return GpuRole::View;
+  if (Class == "Dot" || Class == "Gemm") {
+    for (const TensorType &T : In)
+      if (!isBlasDtype(T.Dtype) || T.Dtype != In[0].Dtype)
+        return No("cuBLAS takes f32 or f64 operands of one dtype, not " +
+                  T.str());
+    if (Class == "Dot" && (In[0].rank() == 0 || In[1].rank() == 0))
+      return No("a product with a scalar is an Elemwise mul");
+    if (Class == "Gemm" && (In[1].rank() != 2 || In[2].rank() != 2))
+      return No("GpuGemm takes matrices");
+    return GpuRole::Blas;
+  }
+  return No(Class + " has no GPU form");
+}
+
+static std::string gpuClassName(const Op &Host) {
+  return "Gpu" + Host.className().str();
+}
+
+GpuOp::GpuOp(OpRef H, GpuRole Role)
+    : Op(("gpu_" + H->formatName()).str(), H->attrs()), Host(std::move(H)),
+      Role(Role), ClassName(gpuClassName(*Host)) {}
+
+Error GpuOp::perform(llvm::ArrayRef<NDArray> Inputs,
+                     std::vector<NDArray> &Outputs,
+                     const ExecContext &Ctx) const {
+  if (!Ctx.Gpu || !Ctx.Node)
+    return llvm::createStringError(
+        name() + " runs on a GPU device; this function has none "
+                 "(compile it with device=cuda or device=cuda-emulated)");
+  return Ctx.Gpu->run(*Ctx.Node, Inputs, Outputs, Ctx);
+}
+
+const GpuOp *graphjit::gpuOpOf(const Op &O) {
+  // No RTTI: GpuOp is the only op whose class starts with "Gpu" and which
+  // is not a transfer.
+  if (!O.className().starts_with("Gpu") || transferDirection(O))
+    return nullptr;
+  return static_cast<const GpuOp *>(&O);
+}
+
+namespace {
+
+class TransferOp final : public Op {
+public:
+  explicit TransferOp(TransferDirection D)
+      : Op(D == TransferDirection::ToDevice ? "gpu_from_host"
+                                            : "host_from_gpu",
+           {}),
+        D(D) {}
+  TransferDirection direction() const { return D; }
+
+  std::string name() const override { return className().str(); }
+  llvm::StringRef className() const override {
+    return D == TransferDirection::ToDevice ? "GpuFromHost" : "HostFromGpu";
+  }
+  Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override {
+    if (In.size() != 1)
+      return opError(formatName() + " takes one input");
+    return std::vector<TensorType>{In[0]};
+  }
+  Error perform(llvm::ArrayRef<NDArray> Inputs, std::vector<NDArray> &Outputs,
+                const ExecContext &Ctx) const override {
+    if (!Ctx.Gpu || !Ctx.Node)
+      return llvm::createStringError(
+          name() + " needs a GPU device; this function has none (compile it "
+                   "with device=cuda or device=cuda-emulated)");
+    return Ctx.Gpu->run(*Ctx.Node, Inputs, Outputs, Ctx);
+  }
+  /// A transfer reads and writes its whole value once.
+  double bytesMoved(llvm::ArrayRef<NDArray> Inputs,
+                    llvm::ArrayRef<NDArray>) const override {
+    return Inputs.empty() ? 0 : double(Inputs[0].numBytes());
+  }
+
+private:
+  TransferDirection D;
+};
+
+} // namespace
+
+OpRef graphjit::makeTransferOp(TransferDirection D) {
+  return std::make_shared<TransferOp>(D);
+}
+
+std::optional<TransferDirection> graphjit::transferDirection(const Op &O) {
+  if (O.className() == "GpuFromHost")
+    return TransferDirection::ToDevice;
+  if (O.className() == "HostFromGpu")
+    return TransferDirection::ToHost;
+  return std::nullopt;
+}
+
+bool graphjit::producesDeviceValues(const Op &O) {
+  if (std::optional<TransferDirection> D = transferDirection(O))
+    return *D == TransferDirection::ToDevice;
+  return gpuOpOf(O) != nullptr;
+}

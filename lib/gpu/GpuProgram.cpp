@@ -1,0 +1,663 @@
+//===- GpuProgram.cpp - Compiling and running a function's GPU Applies ---===//
+
+#include "GpuProgram.h"
+#include "DevicePool.h"
+#include "GpuOps.h"
+#include "jit/JitEngine.h"
+#include "ops/ElemwiseOps.h"
+#include "ops/GemmOp.h"
+#include "ops/Strided.h"
+#include "ops/StructuralUtil.h"
+#include "llvm/ADT/ScopeExit.h"
+#include <chrono>
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+static Error gpuError(const llvm::Twine &Msg) {
+  return llvm::createStringError(Msg);
+}
+
+//===-- The kernel plan ----------------------------------------------------===//
+
+namespace {
+
+/// The copy kernel of (T, Rank): an Elemwise cast to T itself.
+int copySpec(KernelPlan &P, const Apply &N, DType T, unsigned Rank) {
+  auto [It, New] = P.CopySpecs.try_emplace({T, Rank}, P.Specs.size());
+  if (!New)
+    return It->second;
+  P.Ops.push_back(std::make_shared<Elemwise>(ScalarOpKind::Cast,
+                                             AttrMap{}, T));
+  KernelSpec S;
+  S.K = KernelSpec::Elemwise;
+  S.Name = "gj_gpu_copy_" + dtypeName(T).str() + "_r" + std::to_string(Rank);
+  S.Node = &N;
+  S.Rank = Rank;
+  S.Operands = {T, T};
+  S.ElemOp = P.Ops.back().get();
+  P.Specs.push_back(std::move(S));
+  return It->second;
+}
+
+/// The kernel of a computing GPU Apply N running host op H.
+KernelSpec kernelOf(KernelPlan &P, const Apply &N, const Op &H) {
+  KernelSpec S;
+  S.Name = "gj_gpu_k" + std::to_string(N.id());
+  S.Node = &N;
+  DType Out = N.output(0)->type().Dtype;
+  unsigned InRank = N.inputs().empty() ? 0 : N.inputs()[0]->type().rank();
+  S.Operands.push_back(Out);
+  if (std::optional<ReductionInfo> R = reductionInfo(H, InRank)) {
+    S.K = KernelSpec::Reduce;
+    S.Rank = InRank;
+    S.Reduction = *R;
+    S.Operands.push_back(N.inputs()[0]->type().Dtype);
+  } else if (std::optional<SoftmaxInfo> Sm = softmaxInfo(H, InRank)) {
+    S.K = KernelSpec::Softmax;
+    S.Rank = InRank;
+    S.SoftmaxParams = *Sm;
+    S.Operands.push_back(N.inputs()[0]->type().Dtype);
+  } else if (std::optional<AllocFill> F = allocFill(H)) {
+    S.Rank = N.output(0)->type().rank();
+    if (*F == AllocFill::Broadcast) {
+      // alloc(v): v broadcast into the new array, converted as it goes.
+      P.Ops.push_back(
+          std::make_shared<Elemwise>(ScalarOpKind::Cast, AttrMap{}, Out));
+      S.K = KernelSpec::Elemwise;
+      S.ElemOp = P.Ops.back().get();
+      S.Operands.push_back(N.inputs()[0]->type().Dtype);
+    } else {
+      S.K = KernelSpec::Fill;
+      S.Value = *F == AllocFill::Ones ? 1 : 0;
+    }
+  } else {
+    S.K = KernelSpec::Elemwise;
+    S.Rank = N.output(0)->type().rank();
+    S.ElemOp = &H;
+    for (const Variable *V : N.inputs())
+      S.Operands.push_back(V->type().Dtype);
+  }
+  return S;
+}
+
+} // namespace
+
+KernelPlan KernelPlan::of(const FunctionGraph &F) {
+  KernelPlan P;
+  P.SpecOfApply.assign(F.numApplies(), -1);
+  for (const Apply *N : F.applies()) {
+    if (std::optional<TransferDirection> D = transferDirection(N->op())) {
+      if (*D == TransferDirection::ToHost)
+        copySpec(P, *N, N->inputs()[0]->type().Dtype,
+                 N->inputs()[0]->type().rank());
+      continue;
+    }
+    const GpuOp *G = gpuOpOf(N->op());
+    if (!G)
+      continue;
+    switch (G->role()) {
+    case GpuRole::Kernel:
+      P.SpecOfApply[N->id()] = P.Specs.size();
+      P.Specs.push_back(kernelOf(P, *N, G->hostOp()));
+      break;
+    case GpuRole::View:
+      if (G->hostOp().className() == "Reshape")
+        copySpec(P, *N, N->inputs()[0]->type().Dtype,
+                 N->inputs()[0]->type().rank());
+      break;
+    case GpuRole::Blas:
+      for (const Variable *V : N->inputs())
+        copySpec(P, *N, V->type().Dtype, V->type().rank());
+      // Gemm: c broadcast into the output first.
+      copySpec(P, *N, N->output(0)->type().Dtype, 2);
+      break;
+    case GpuRole::None:
+      break;
+    }
+  }
+  return P;
+}
+
+bool graphjit::hasDeviceApplies(const FunctionGraph &F) {
+  for (const Apply *N : F.applies())
+    if (gpuOpOf(N->op()) || transferDirection(N->op()))
+      return true;
+  return false;
+}
+
+Error graphjit::checkPlacement(const FunctionGraph &F) {
+  auto OnDevice = [](const Variable *V) {
+    return V->owner() && producesDeviceValues(V->owner()->op());
+  };
+  for (const Apply *N : F.applies()) {
+    std::optional<TransferDirection> D = transferDirection(N->op());
+    bool WantsDevice = gpuOpOf(N->op()) ||
+                       (D && *D == TransferDirection::ToHost);
+    for (const Variable *V : N->inputs())
+      if (OnDevice(V) != WantsDevice)
+        return gpuError("Apply node " + llvm::Twine(N->id()) + ", " +
+                        N->op().name() + ", takes " + V->displayName() +
+                        (WantsDevice ? " from the host but runs on the device"
+                                     : " from the device but runs on the "
+                                       "host"));
+  }
+  for (const Variable *V : F.outputs())
+    if (OnDevice(V))
+      return gpuError("output " + V->displayName() +
+                      " is left on the device (host_from_gpu missing)");
+  for (const Update &U : F.updates())
+    if (OnDevice(U.Value))
+      return gpuError("the update of '" + U.Target->Name +
+                      "' is left on the device");
+  return Error::success();
+}
+
+Expected<std::string> graphjit::functionPtx(const FunctionGraph &F,
+                                            llvm::StringRef Arch) {
+  KernelPlan P = KernelPlan::of(F);
+  llvm::LLVMContext Ctx;
+  Expected<std::unique_ptr<llvm::Module>> M =
+      emitKernels(P.Specs, Ctx, KernelTarget::NVPTX);
+  if (!M)
+    return M.takeError();
+  return compileToPtx(std::move(*M), Arch);
+}
+
+//===-- Making the program -------------------------------------------------===//
+
+GpuProgram::~GpuProgram() {
+  if (!HostCode || !HostCode->Dylib)
+    return;
+  if (auto Engine = JitEngine::get())
+    Engine->release(*HostCode);
+  else
+    llvm::consumeError(Engine.takeError());
+}
+
+Expected<std::unique_ptr<GpuProgram>>
+GpuProgram::create(const FunctionGraph &F, Device &D, DevicePool &Pool,
+                   bool Profile) {
+  if (Error E = checkPlacement(F))
+    return E;
+  auto Start = std::chrono::steady_clock::now();
+  std::unique_ptr<GpuProgram> P(new GpuProgram(D, Pool, Profile));
+  P->Plan = KernelPlan::of(F);
+  std::vector<std::string> Names;
+  for (const KernelSpec &S : P->Plan.Specs)
+    Names.push_back(S.Name);
+  KernelImage Image;
+  if (!Names.empty()) {
+    auto Ctx = std::make_unique<llvm::LLVMContext>();
+    Expected<std::unique_ptr<llvm::Module>> M = emitKernels(
+        P->Plan.Specs, *Ctx,
+        D.isEmulated() ? KernelTarget::Host : KernelTarget::NVPTX);
+    if (!M)
+      return M.takeError();
+    if (D.isEmulated()) {
+      Expected<JitEngine &> Engine = JitEngine::get();
+      if (!Engine)
+        return Engine.takeError();
+      CompileTimes Ignored;
+      Expected<CompiledCode> C =
+          Engine->compile(std::move(*M), std::move(Ctx), Names.front(), 2,
+                          EmitOptions{}, Ignored);
+      if (!C)
+        return C.takeError();
+      P->HostCode = std::make_unique<CompiledCode>(*C);
+      Image.HostLookup = [Engine = &*Engine,
+                          Code = P->HostCode.get()](llvm::StringRef Name) {
+        Expected<void *> A = Engine->lookup(*Code, Name);
+        if (!A) {
+          llvm::consumeError(A.takeError());
+          return static_cast<void *>(nullptr);
+        }
+        return *A;
+      };
+    } else {
+      Expected<std::string> Ptx = compileToPtx(std::move(*M), D.arch());
+      if (!Ptx)
+        return Ptx.takeError();
+      Image.Ptx = std::move(*Ptx);
+    }
+    Expected<std::vector<KernelHandle>> K = D.loadKernels(Image, Names);
+    if (!K)
+      return K.takeError();
+    P->Kernels = std::move(*K);
+  }
+  P->CompileSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
+  return P;
+}
+
+//===-- Running ------------------------------------------------------------===//
+
+Error GpuProgram::run(const Apply &N, llvm::ArrayRef<NDArray> In,
+                      std::vector<NDArray> &Out, const ExecContext &Ctx) {
+  TimerMark Before = 0;
+  if (Profile) {
+    Expected<TimerMark> M = Dev.mark();
+    if (!M)
+      return M.takeError();
+    Before = *M;
+  }
+  Error E = Error::success();
+  if (transferDirection(N.op())) {
+    E = runTransfer(N, In, Out);
+  } else {
+    const GpuOp &G = *gpuOpOf(N.op());
+    for (const NDArray &X : In)
+      if (!X.onDevice())
+        return gpuError("internal error: an input of " + G.name() +
+                        " is not on the device");
+    switch (G.role()) {
+    case GpuRole::Kernel: E = runKernel(N, In, Out, Ctx); break;
+    case GpuRole::View: E = runView(N, In, Out, Ctx); break;
+    case GpuRole::Blas: E = runBlas(N, In, Out); break;
+    case GpuRole::None: E = gpuError("internal error: no GPU role"); break;
+    }
+  }
+  if (E || !Profile)
+    return E;
+  Expected<TimerMark> After = Dev.mark();
+  if (!After)
+    return After.takeError();
+  TimedApplies.push_back({N.id(), Before, *After});
+  return Error::success();
+}
+
+Error GpuProgram::endCall(
+    llvm::function_ref<void(unsigned ApplyId, double Seconds)> Sink) {
+  auto Reset = llvm::make_scope_exit([&] {
+    TimedApplies.clear();
+    Dev.resetMarks();
+  });
+  if (Error E = Dev.synchronize())
+    return E;
+  for (const Timed &T : TimedApplies) {
+    Expected<double> S = Dev.elapsedSeconds(T.From, T.To);
+    if (!S)
+      return S.takeError();
+    Sink(T.Apply, *S);
+  }
+  return Error::success();
+}
+
+Error GpuProgram::runTransfer(const Apply &N, llvm::ArrayRef<NDArray> In,
+                              std::vector<NDArray> &Out) {
+  const NDArray &X = In[0];
+  if (*transferDirection(N.op()) == TransferDirection::ToHost) {
+    if (!X.onDevice())
+      return gpuError("internal error: host_from_gpu of a host array");
+    Expected<NDArray> C = contiguous(X);
+    if (!C)
+      return C.takeError();
+    Expected<NDArray> H = NDArray::empty(X.dtype(), X.shape());
+    if (!H)
+      return H.takeError();
+    if (H->numBytes())
+      if (Error E = Dev.copyToHost(H->data(), uint64_t(C->data()),
+                                   H->numBytes()))
+        return E;
+    Out[0] = std::move(*H);
+    return Error::success();
+  }
+  if (X.onDevice())
+    return gpuError("internal error: gpu_from_host of a device array");
+  // A constant is copied once, on the first call.
+  bool IsConstant = N.inputs()[0]->kind() == Variable::Constant;
+  if (IsConstant)
+    if (auto It = ConstantCopies.find(N.id()); It != ConstantCopies.end()) {
+      Out[0] = It->second;
+      return Error::success();
+    }
+  NDArray Host = X.contiguous();
+  Expected<NDArray> D = Pool.empty(X.dtype(), X.shape());
+  if (!D)
+    return D.takeError();
+  if (Host.numBytes())
+    if (Error E = Dev.copyToDevice(uint64_t(D->data()), Host.data(),
+                                   Host.numBytes()))
+      return E;
+  if (IsConstant)
+    ConstantCopies[N.id()] = *D;
+  Out[0] = std::move(*D);
+  return Error::success();
+}
+
+Error GpuProgram::launch(
+    int Spec, uint64_t WorkItems, const Shape &Dims,
+    llvm::ArrayRef<std::pair<const NDArray *, Shape>> Ops) {
+  if (WorkItems == 0)
+    return Error::success();
+  const KernelSpec &S = Plan.Specs[Spec];
+  llvm::SmallVector<uint64_t, 32> Args;
+  Args.push_back(WorkItems);
+  for (int64_t D : Dims)
+    Args.push_back(uint64_t(D));
+  for (const auto &[A, Strides] : Ops) {
+    Args.push_back(uint64_t(A->data()));
+    for (int64_t St : Strides)
+      Args.push_back(uint64_t(St));
+  }
+  if (Args.size() != kernelArgCount(S))
+    return gpuError("internal error: kernel " + S.Name + " takes " +
+                    llvm::Twine(kernelArgCount(S)) + " arguments, not " +
+                    llvm::Twine(Args.size()));
+  return Dev.launch(Kernels[Spec], WorkItems, Args);
+}
+
+/// X's byte strides over an iteration space of shape Dims, X broadcast
+/// against its trailing dims (NumPy's rule); nullopt if it does not fit.
+static std::optional<Shape> stridesOver(const NDArray &X,
+                                             const Shape &Dims) {
+  if (X.rank() > Dims.size())
+    return std::nullopt;
+  Shape St(Dims.size(), 0);
+  unsigned Off = Dims.size() - X.rank();
+  for (unsigned D = 0; D < X.rank(); ++D) {
+    if (X.dim(D) == Dims[Off + D])
+      St[Off + D] = Dims[Off + D] == 1 ? 0 : X.strides()[D];
+    else if (X.dim(D) != 1)
+      return std::nullopt;
+  }
+  return St;
+}
+
+Error GpuProgram::copyInto(const NDArray &Dst, const NDArray &Src) {
+  std::optional<Shape> St = stridesOver(Src, Dst.shape());
+  if (!St)
+    return gpuError("cannot broadcast shape " + shapeStr(Src.shape()) +
+                    " to " + shapeStr(Dst.shape()));
+  auto It = Plan.CopySpecs.find({Dst.dtype(), Dst.rank()});
+  if (It == Plan.CopySpecs.end() || Src.dtype() != Dst.dtype())
+    return gpuError("internal error: no copy kernel for " +
+                    dtypeName(Dst.dtype()) + " of rank " +
+                    llvm::Twine(Dst.rank()));
+  return launch(It->second, Dst.numElements(), Dst.shape(),
+                {{&Dst, Dst.strides()}, {&Src, *St}});
+}
+
+Expected<NDArray> GpuProgram::contiguous(const NDArray &X) {
+  if (X.isContiguous())
+    return X;
+  Expected<NDArray> C = Pool.empty(X.dtype(), X.shape());
+  if (!C)
+    return C.takeError();
+  if (Error E = copyInto(*C, X))
+    return E;
+  return C;
+}
+
+/// The NumPy broadcast of the shapes of In, with the host's wording.
+static Expected<Shape> broadcastShape(llvm::ArrayRef<NDArray> In,
+                                      unsigned Rank) {
+  std::vector<Shape> Shapes;
+  for (const NDArray &X : In)
+    Shapes.push_back(X.shape());
+  Expected<Shape> S = broadcastShapes(Shapes);
+  if (S && S->size() < Rank) // Inputs of lower rank than the output.
+    S->insert(S->begin(), Rank - S->size(), 1);
+  return S;
+}
+
+/// The sizes of T's dims at this call.
+static Expected<Shape> resolveDims(const TensorType &T,
+                                   const ExecContext &Ctx) {
+  Shape S;
+  for (const Dim &D : T.Dims) {
+    if (D.isKnown()) {
+      S.push_back(D.Size);
+      continue;
+    }
+    auto It = D.isSymbolic() && Ctx.Dims ? Ctx.Dims->find(D.Symbol)
+                                         : DimBindings::const_iterator();
+    if (!D.isSymbolic() || !Ctx.Dims || It == Ctx.Dims->end())
+      return gpuError("the size of dim '" + D.str() +
+                      "' of the result is not known at this call");
+    S.push_back(It->second);
+  }
+  return S;
+}
+
+Error GpuProgram::runKernel(const Apply &N, llvm::ArrayRef<NDArray> In,
+                            std::vector<NDArray> &Out,
+                            const ExecContext &Ctx) {
+  int Spec = Plan.SpecOfApply[N.id()];
+  const KernelSpec &S = Plan.Specs[Spec];
+  DType OutType = N.output(0)->type().Dtype;
+  auto Make = [&](const Shape &Sh) -> Error {
+    Expected<NDArray> A = Pool.empty(OutType, Sh);
+    if (!A)
+      return A.takeError();
+    Out[0] = std::move(*A);
+    return Error::success();
+  };
+  switch (S.K) {
+  case KernelSpec::Elemwise: {
+    Expected<Shape> Sh =
+        allocFill(gpuOpOf(N.op())->hostOp())
+            ? resolveDims(N.output(0)->type(), Ctx)
+            : broadcastShape(In, S.Rank);
+    if (!Sh)
+      return Sh.takeError();
+    if (Error E = Make(*Sh))
+      return E;
+    std::vector<std::pair<const NDArray *, Shape>> Ops = {
+        {&Out[0], Out[0].strides()}};
+    for (const NDArray &X : In) {
+      std::optional<Shape> St = stridesOver(X, *Sh);
+      if (!St)
+        return gpuError("alloc cannot broadcast a value of shape " +
+                        shapeStr(X.shape()) + " to shape " + shapeStr(*Sh));
+      Ops.push_back({&X, std::move(*St)});
+    }
+    return launch(Spec, Out[0].numElements(), *Sh, Ops);
+  }
+  case KernelSpec::Fill:
+    if (Error E = Make(In[0].shape()))
+      return E;
+    return launch(Spec, Out[0].numElements(), Out[0].shape(),
+                  {{&Out[0], Out[0].strides()}});
+  case KernelSpec::Reduce: {
+    const NDArray &X = In[0];
+    Shape OutShape;
+    uint64_t Items = 1;
+    for (unsigned D = 0; D < X.rank(); ++D) {
+      if (!S.Reduction.Reduced[D]) {
+        OutShape.push_back(X.dim(D));
+        Items *= X.dim(D);
+      } else if (S.Reduction.KeepDims) {
+        OutShape.push_back(1);
+      }
+    }
+    // As NumPy: max and min of nothing fail, unless nothing is asked for.
+    uint64_t Reduced = 1;
+    for (unsigned D = 0; D < X.rank(); ++D)
+      if (S.Reduction.Reduced[D])
+        Reduced *= X.dim(D);
+    if (Reduced == 0 && Items > 0 &&
+        (S.Reduction.K == ReductionInfo::Max ||
+         S.Reduction.K == ReductionInfo::Min))
+      return gpuError(std::string("zero-size array to reduction operation ") +
+                      (S.Reduction.K == ReductionInfo::Max ? "maximum"
+                                                           : "minimum") +
+                      " which has no identity");
+    if (Error E = Make(OutShape))
+      return E;
+    Shape OutStrides(X.rank(), 0);
+    for (unsigned D = 0, O = 0; D < X.rank(); ++D) {
+      if (!S.Reduction.Reduced[D])
+        OutStrides[D] = Out[0].strides()[O];
+      if (!S.Reduction.Reduced[D] || S.Reduction.KeepDims)
+        ++O;
+    }
+    return launch(Spec, Items, X.shape(),
+                  {{&Out[0], OutStrides}, {&X, X.strides()}});
+  }
+  case KernelSpec::Softmax: {
+    const NDArray &X = In[0];
+    if (Error E = Make(X.shape()))
+      return E;
+    uint64_t Rows = 1;
+    for (unsigned D = 0; D < X.rank(); ++D)
+      if (D != S.SoftmaxParams.Axis)
+        Rows *= X.dim(D);
+    return launch(Spec, Rows, X.shape(),
+                  {{&Out[0], Out[0].strides()}, {&X, X.strides()}});
+  }
+  }
+  return gpuError("internal error: unknown kernel kind");
+}
+
+Error GpuProgram::runView(const Apply &N, llvm::ArrayRef<NDArray> In,
+                          std::vector<NDArray> &Out, const ExecContext &Ctx) {
+  const Op &H = gpuOpOf(N.op())->hostOp();
+  // The host op makes the view; it would copy a non-contiguous array on
+  // the host, so Reshape gets a contiguous one.
+  std::vector<NDArray> Args(In.begin(), In.end());
+  if (H.className() == "Reshape") {
+    Expected<NDArray> C = contiguous(In[0]);
+    if (!C)
+      return C.takeError();
+    Args[0] = std::move(*C);
+  }
+  if (Error E = H.prepare(Args, Out, Ctx))
+    return E;
+  for (const NDArray &O : Out)
+    if (!O.onDevice() || !O.sharesBufferWith(Args[0]))
+      return gpuError("internal error: " + H.name() +
+                      " made no view on the device");
+  return Error::success();
+}
+
+namespace {
+
+/// A row-major Rows x Cols operand of a product as cuBLAS takes it: its
+/// address, whether memory holds its transpose, and the leading dimension.
+struct MatrixOperand {
+  DeviceAddress Addr = 0;
+  bool Trans = false;
+  int64_t Ld = 1;
+};
+
+/// X seen as Rows x Cols with these byte strides, if the strides allow it.
+std::optional<MatrixOperand> asMatrix(const NDArray &X, int64_t Rows,
+                                      int64_t Cols, int64_t RowStride,
+                                      int64_t ColStride) {
+  int64_t E = X.elementSize();
+  if (RowStride % E || ColStride % E)
+    return std::nullopt;
+  int64_t RS = RowStride / E, CS = ColStride / E;
+  // A dim of size 1 is never stepped over: any stride fits it.
+  if (Cols == 1)
+    CS = 1;
+  if (Rows == 1)
+    RS = std::max<int64_t>(Cols, 1);
+  MatrixOperand M;
+  M.Addr = DeviceAddress(X.data());
+  if (CS == 1 && RS >= std::max<int64_t>(Cols, 1)) {
+    M.Ld = RS;
+    return M;
+  }
+  if (Rows == 1 && Cols > 1)
+    return std::nullopt;
+  if (RS == 1 && CS >= std::max<int64_t>(Rows, 1)) {
+    M.Trans = true;
+    M.Ld = CS;
+    return M;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+Error GpuProgram::runBlas(const Apply &N, llvm::ArrayRef<NDArray> In,
+                          std::vector<NDArray> &Out) {
+  const Op &H = gpuOpOf(N.op())->hostOp();
+  std::optional<GemmParams> G = gemmParams(H);
+  const NDArray &A0 = G ? In[1] : In[0];
+  const NDArray &B0 = G ? In[2] : In[1];
+  bool TA = G && G->TransA, TB = G && G->TransB;
+  // op(A) is M x K, op(B) is K x N; a vector is a row (left) or a column
+  // (right).
+  int64_t M = A0.rank() == 2 ? A0.dim(TA ? 1 : 0) : 1;
+  int64_t KA = A0.dim(A0.rank() == 2 && TA ? 0 : A0.rank() - 1);
+  int64_t KB = B0.dim(B0.rank() == 2 && TB ? 1 : 0);
+  int64_t Ncols = B0.rank() == 2 ? B0.dim(TB ? 0 : 1) : 1;
+  if (KA != KB) // The host's words.
+    return gpuError("shapes " + compactShapeStr(A0.shape()) + " and " +
+                    compactShapeStr(B0.shape()) + " not aligned: " +
+                    llvm::Twine(KA) + " (dim " + llvm::Twine(A0.rank() - 1) +
+                    ") != " + llvm::Twine(KB) + " (dim 0)");
+  Shape OutShape;
+  if (A0.rank() == 2)
+    OutShape.push_back(M);
+  if (B0.rank() == 2)
+    OutShape.push_back(Ncols);
+  Expected<NDArray> C = Pool.empty(N.output(0)->type().Dtype, OutShape);
+  if (!C)
+    return C.takeError();
+  double Beta = 0;
+  if (G) {
+    // out = c broadcast, then out = alpha * op(a) op(b) + beta * out.
+    if (Error E = copyInto(*C, In[0]))
+      return E;
+    Beta = G->Beta;
+  }
+  // Copies made for the product live until it is queued (a block given
+  // back earlier could be reused by the next copy before the product ran).
+  NDArray Copies[2];
+  auto Operand = [&](const NDArray &X, bool Trans, bool Left, int64_t Rows,
+                     int64_t Cols) -> Expected<MatrixOperand> {
+    int64_t E = X.elementSize();
+    int64_t RS, CS;
+    if (X.rank() == 2) {
+      RS = X.strides()[Trans ? 1 : 0];
+      CS = X.strides()[Trans ? 0 : 1];
+    } else {
+      RS = Left ? Cols * E : X.strides()[0];
+      CS = Left ? X.strides()[0] : E;
+    }
+    if (std::optional<MatrixOperand> Mo = asMatrix(X, Rows, Cols, RS, CS))
+      return *Mo;
+    Expected<NDArray> Copy = contiguous(X);
+    if (!Copy)
+      return Copy.takeError();
+    Copies[Left ? 0 : 1] = *Copy;
+    X.rank() == 2 ? (RS = Copy->strides()[Trans ? 1 : 0],
+                     CS = Copy->strides()[Trans ? 0 : 1])
+                  : (RS = Left ? Cols * E : E, CS = E);
+    std::optional<MatrixOperand> Mo = asMatrix(*Copy, Rows, Cols, RS, CS);
+    if (!Mo)
+      return gpuError("internal error: no matrix layout after a copy");
+    return *Mo;
+  };
+  Expected<MatrixOperand> A = Operand(A0, TA, /*Left=*/true, M, KA);
+  if (!A)
+    return A.takeError();
+  Expected<MatrixOperand> B = Operand(B0, TB, /*Left=*/false, KB, Ncols);
+  if (!B)
+    return B.takeError();
+  Out[0] = std::move(*C);
+  if (Out[0].numElements() == 0)
+    return Error::success();
+  DeviceGemm D;
+  D.Dtype = Out[0].dtype();
+  D.TransA = A->Trans;
+  D.TransB = B->Trans;
+  D.M = M;
+  D.N = Ncols;
+  D.K = KA;
+  D.Alpha = G ? G->Alpha : 1.0;
+  D.Beta = Beta;
+  D.A = A->Addr;
+  D.LdA = A->Ld;
+  D.B = B->Addr;
+  D.LdB = B->Ld;
+  D.C = DeviceAddress(Out[0].data());
+  D.LdC = std::max<int64_t>(Ncols, 1);
+  return Dev.gemm(D);
+}
