@@ -167,11 +167,13 @@ Expected<DeviceAddress> CudaDevice::rawAlloc(size_t Bytes) {
 }
 
 void CudaDevice::rawFree(DeviceAddress Addr) {
-  // cuMemFree waits for the device, so work queued on the block is done.
   if (Error E = makeCurrent()) {
     consumeError(std::move(E)); // No one to tell; the block is lost.
     return;
   }
+  // cuMemFree only "may" synchronize: wait for the work queued on the
+  // block first (the pool frees cached blocks, maybe in mid-call).
+  (void)Drv->cuStreamSynchronize(Stream);
   (void)Drv->cuMemFree_v2(Addr);
 }
 

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,14 @@ public:
   virtual void resetMarks() = 0;
   /// Waits for all queued work.
   virtual llvm::Error synchronize() = 0;
+
+  /// Held by a function's call for all its device work: calls on one
+  /// device are serialized, so that timer marks (reset at the end of each
+  /// call) belong to one call at a time.
+  std::mutex &callLock() { return CallLock; }
+
+private:
+  std::mutex CallLock;
 };
 
 /// Which device `device=` names.

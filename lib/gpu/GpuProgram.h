@@ -12,7 +12,7 @@
 // marks are read once the call has waited for the device anyway, so the
 // profile never synchronizes per Apply (docs/gpu.md).
 //
-// Calls of one function on the device are serialized (lock()).
+// Calls on one device are serialized (lock(): the device's call lock).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_GPU_GPUPROGRAM_H
@@ -72,7 +72,7 @@ public:
   endCall(llvm::function_ref<void(unsigned ApplyId, double Seconds)> Sink);
 
   Device &device() const { return Dev; }
-  std::mutex &lock() { return CallLock; }
+  std::mutex &lock() { return Dev.callLock(); }
   unsigned numKernels() const { return Plan.Specs.size(); }
   /// Seconds spent making the kernels: code generation, PTX, loading.
   double compileSeconds() const { return CompileSeconds; }
@@ -113,7 +113,6 @@ private:
     TimerMark From, To;
   };
   std::vector<Timed> TimedApplies;
-  std::mutex CallLock;
   double CompileSeconds = 0;
 };
 

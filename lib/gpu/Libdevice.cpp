@@ -61,7 +61,25 @@ static std::string intrinsicReplacement(const llvm::Function &F) {
   return needsLibdevice(Base) ? libdeviceName(Base, Ty) : "";
 }
 
+/// Whether M calls anything libdevice must supply: a math intrinsic NVPTX
+/// cannot lower, an external function (libm), or frem.
+static bool callsLibdevice(const Module &M) {
+  for (const llvm::Function &F : M) {
+    if (F.isDeclaration() && !F.use_empty() &&
+        (F.isIntrinsic() ? !intrinsicReplacement(F).empty() : true))
+      return true;
+    for (const BasicBlock &BB : F)
+      for (const Instruction &I : BB)
+        if (I.getOpcode() == Instruction::FRem)
+          return true;
+  }
+  return false;
+}
+
 Error graphjit::linkLibdevice(Module &M) {
+  // Kernels without math need no CUDA toolkit: only the driver.
+  if (!callsLibdevice(M))
+    return Error::success();
   std::string Path = libdevicePath();
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
   if (!Buf)

@@ -143,8 +143,12 @@ static bool isProfiled(const CompileOptions &O) {
 }
 
 bool Function::isCompiled(unsigned ApplyId) const {
-  if (Gpu && gpuOpOf(ById[ApplyId]->op()))
-    return gpuOpOf(ById[ApplyId]->op())->role() != GpuRole::View;
+  // On the device everything is compiled code: kernels, cuBLAS, the
+  // driver's copies, and views made as the JIT makes them on the host.
+  if (Gpu && producesDeviceValues(ById[ApplyId]->op()))
+    return true;
+  if (Gpu && transferDirection(ById[ApplyId]->op()))
+    return true;
   return Jit && Jit->IsCompiled[ApplyId];
 }
 
@@ -459,7 +463,7 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
       Ran = std::move(Ended);
   }
   if (Ran)
-    return std::move(Ran);
+    return Ran;
 
   // Check every update before applying any, so that a failing call changes
   // nothing.

@@ -187,6 +187,17 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
   if (Into.Linker.empty())
     Into.Linker = F.Linker;
   joinDistinct(Into.Clock, F.Clock);
+  // The GPU path: the device (or devices) and the largest device peaks.
+  if (Into.Device.empty())
+    Into.Device = F.Device;
+  else if (!F.Device.empty())
+    joinDistinct(Into.Device, F.Device);
+  for (const std::string &H : F.HostOnly)
+    if (!llvm::is_contained(Into.HostOnly, H))
+      Into.HostOnly.push_back(H);
+  Into.GpuPeakBytes = std::max(Into.GpuPeakBytes, F.GpuPeakBytes);
+  Into.GpuPeakReservedBytes =
+      std::max(Into.GpuPeakReservedBytes, F.GpuPeakReservedBytes);
   bool MemoryKept = Into.Memory.Recorded && F.Memory.Recorded;
   if (MemoryKept) {
     FunctionMemory &M = Into.Memory;
@@ -212,6 +223,7 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
     A.BytesPerCall = weighted(A.BytesPerCall, A.Calls, B.BytesPerCall, B.Calls);
     A.Calls += B.Calls;
     A.Seconds += B.Seconds;
+    A.OnDevice |= B.OnDevice;
     if (A.Loc.empty())
       A.Loc = B.Loc;
     // The same Apply (same name and op) of the same function: provenance

@@ -40,7 +40,7 @@ llvm::Expected<Program> compileText(llvm::StringRef Text, llvm::StringRef Device
     return M.takeError();
   P.M = std::move(*M);
   if (llvm::Error E = P.M->initShared())
-    return std::move(E);
+    return E;
   CompileOptions O;
   O.Device = Device.str();
   O.Profile = Profile;
@@ -257,6 +257,16 @@ TEST_P(GpuSuite, ProfileHasDeviceTimes) {
   auto Back = readProfileJSON(Json, "gpu.json");
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
   EXPECT_TRUE(*Back == Prof);
+  // Two runs merged: device times add up and stay device times.
+  auto Sum = mergeProfiles({Prof, Prof});
+  ASSERT_TRUE(bool(Sum)) << llvm::toString(Sum.takeError());
+  const FunctionProfile &S = Sum->Functions[0];
+  EXPECT_EQ(F.Device, S.Device);
+  EXPECT_EQ(F.HostOnly, S.HostOnly);
+  for (size_t I = 0; I < S.Applies.size(); ++I) {
+    EXPECT_EQ(F.Applies[I].OnDevice, S.Applies[I].OnDevice);
+    EXPECT_EQ(2 * F.Applies[I].Calls, S.Applies[I].Calls);
+  }
 }
 
 // The pool's counters: arrays of a call are freed when it ends (outputs

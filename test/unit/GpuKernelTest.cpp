@@ -511,6 +511,16 @@ TEST(GpuKernel, Errors) {
   std::string Saved = Old ? Old : "";
   setenv("GRAPHJIT_LIBDEVICE", "/nonexistent/libdevice.bc", 1);
   EXPECT_EQ(libdevicePath(), "/nonexistent/libdevice.bc");
+  // An integer sum calls no math: it needs no libdevice (a GPU machine
+  // with the driver alone runs it).
+  R = emitKernels({S}, Ctx, KernelTarget::NVPTX);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  Ptx = compileToPtx(std::move(*R), "sm_80");
+  EXPECT_TRUE(bool(Ptx)) << llvm::toString(Ptx.takeError());
+  // A softmax calls exp: it does.
+  S.K = KernelSpec::Softmax;
+  S.Operands = {F64, F64};
+  S.SoftmaxParams.Axis = 0;
   R = emitKernels({S}, Ctx, KernelTarget::NVPTX);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   Ptx = compileToPtx(std::move(*R), "sm_80");
