@@ -24,3 +24,12 @@ run "$ex/mlp.graph" -function=train -dim=n=128 -calls=3 -profile-memory -profili
 # fused into one Composite, with the optimizer's own profile.
 run "$ex/profiling_example.graph" -dim=n=100000 -calls=100 -profile -optimizer_excluding=fusion:inplace -profiling__n_apply=3
 run "$ex/profiling_example.graph" -dim=n=100000 -calls=100 -profile -profile-optimizer
+
+# The GPU path (docs/gpu.md): on an NVIDIA GPU with -device=cuda; here on
+# the emulated device, which runs the same placement, kernels (compiled for
+# the host), pool and device timers. The kernels' PTX goes through ptxas.
+run "$ex/mlp.graph" -function=train -dim=n=128 -calls=3 -device=cuda-emulated -profile -profiling__n_apply=6 -emit-ptx="$root/build/mlp.ptx"
+if [ -x /usr/local/cuda/bin/ptxas ]; then
+  echo; echo "\$ ptxas -arch=sm_90 build/mlp.ptx"
+  /usr/local/cuda/bin/ptxas -arch=sm_90 "$root/build/mlp.ptx" -o "$root/build/mlp.cubin" && echo "ptxas: accepted"
+fi

@@ -182,7 +182,9 @@ Error Function::jitCompile() {
   if (Opts.Linker == LinkerKind::C) {
     std::vector<std::string> Missing;
     for (Apply *N : Sched.Order)
-      if (!findLowering(*N) &&
+      // GPU Applies run compiled kernels through the runtime (GpuProgram).
+      if (!findLowering(*N) && !producesDeviceValues(N->op()) &&
+          !transferDirection(N->op()) &&
           !llvm::is_contained(Missing, N->op().name()))
         Missing.push_back(N->op().name());
     if (!Missing.empty())
