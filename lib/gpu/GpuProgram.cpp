@@ -82,11 +82,36 @@ KernelSpec kernelOf(KernelPlan &P, const Apply &N, const Op &H) {
   return S;
 }
 
+/// The two kernels of reduction R split in two steps (see
+/// GpuProgram::splitReduce): the first dim R reduces becomes (P, S/P); step
+/// one reduces as R does but keeps P; step two reduces P alone.
+std::pair<KernelSpec, KernelSpec> splitSpecs(const KernelSpec &R) {
+  const std::vector<bool> &Mask = R.Reduction.Reduced;
+  unsigned First = std::find(Mask.begin(), Mask.end(), true) - Mask.begin();
+  KernelSpec One = R, Two = R;
+  One.Name += "_split1";
+  One.Rank = R.Rank + 1;
+  One.Reduction.Reduced = Mask;
+  One.Reduction.Reduced.insert(One.Reduction.Reduced.begin() + First, false);
+  One.Reduction.KeepDims = false;
+  unsigned Kept = std::count(Mask.begin(), Mask.end(), false);
+  unsigned Before = std::count(Mask.begin(), Mask.begin() + First, false);
+  Two.Name += "_split2";
+  Two.Rank = Kept + 1;
+  Two.Reduction.Reduced.assign(Kept + 1, false);
+  Two.Reduction.Reduced[Before] = true;
+  Two.Reduction.KeepDims = false;
+  // Step two reduces step one's partial results, of the output's dtype.
+  Two.Operands = {R.Operands[0], R.Operands[0]};
+  return {One, Two};
+}
+
 } // namespace
 
 KernelPlan KernelPlan::of(const FunctionGraph &F) {
   KernelPlan P;
   P.SpecOfApply.assign(F.numApplies(), -1);
+  P.SplitOfApply.assign(F.numApplies(), {-1, -1});
   for (const Apply *N : F.applies()) {
     if (std::optional<TransferDirection> D = transferDirection(N->op())) {
       if (*D == TransferDirection::ToHost)
@@ -98,10 +123,20 @@ KernelPlan KernelPlan::of(const FunctionGraph &F) {
     if (!G)
       continue;
     switch (G->role()) {
-    case GpuRole::Kernel:
+    case GpuRole::Kernel: {
       P.SpecOfApply[N->id()] = P.Specs.size();
       P.Specs.push_back(kernelOf(P, *N, G->hostOp()));
+      const KernelSpec &S = P.Specs.back();
+      if (S.K == KernelSpec::Reduce &&
+          llvm::is_contained(S.Reduction.Reduced, true)) {
+        auto [One, Two] = splitSpecs(S);
+        P.SplitOfApply[N->id()] = {int(P.Specs.size()),
+                                   int(P.Specs.size()) + 1};
+        P.Specs.push_back(std::move(One));
+        P.Specs.push_back(std::move(Two));
+      }
       break;
+    }
     case GpuRole::View:
       if (G->hostOp().className() == "Reshape")
         copySpec(P, *N, N->inputs()[0]->type().Dtype,
@@ -487,6 +522,9 @@ Error GpuProgram::runKernel(const Apply &N, llvm::ArrayRef<NDArray> In,
                       " which has no identity");
     if (Error E = Make(OutShape))
       return E;
+    Expected<bool> Split = splitReduce(N, X, Out[0], Items);
+    if (!Split || *Split)
+      return Split.takeError();
     Shape OutStrides(X.rank(), 0);
     for (unsigned D = 0, O = 0; D < X.rank(); ++D) {
       if (!S.Reduction.Reduced[D])
@@ -510,6 +548,73 @@ Error GpuProgram::runKernel(const Apply &N, llvm::ArrayRef<NDArray> In,
   }
   }
   return gpuError("internal error: unknown kernel kind");
+}
+
+/// A reduction over few outputs, each of many elements, leaves most of a
+/// GPU idle (one thread per output): it is split in two steps when its
+/// first reduced dim, of size S, has a divisor P in [4, 256] with S/P >= 16.
+/// Step one reduces chunks of S/P (P times more work items), step two the
+/// P partial results. Mean splits as means of equal chunks. Results agree
+/// with one step to rounding.
+static constexpr uint64_t SplitMinReduced = 256, SplitMaxItems = 1 << 16;
+
+Expected<bool> GpuProgram::splitReduce(const Apply &N, const NDArray &X,
+                                       NDArray &Out, uint64_t Items) {
+  auto [One, Two] = Plan.SplitOfApply[N.id()];
+  if (One < 0 || Items == 0 || Items > SplitMaxItems)
+    return false;
+  const std::vector<bool> &Mask = Plan.Specs[One].Reduction.Reduced;
+  // Mask has the P dim inserted before the first reduced one.
+  unsigned First = std::find(Mask.begin(), Mask.end(), true) - Mask.begin() - 1;
+  uint64_t Reduced = 1;
+  for (unsigned D = 0; D < X.rank(); ++D)
+    if (Mask[D < First ? D : D + 1])
+      Reduced *= X.dim(D);
+  int64_t S = X.dim(First), P = 0;
+  for (int64_t C = std::min<int64_t>(256, S / 16); C >= 4 && !P; --C)
+    if (S % C == 0)
+      P = C;
+  if (Reduced < SplitMinReduced || P == 0)
+    return false;
+  // Step one: X viewed with dim First as (P, S/P).
+  Shape Dims = X.shape(), Strides = X.strides();
+  Dims[First] = S / P;
+  Dims.insert(Dims.begin() + First, P);
+  Strides.insert(Strides.begin() + First, Strides[First] * (S / P));
+  Shape PartialShape;
+  for (unsigned D = 0; D < Dims.size(); ++D)
+    if (!Mask[D])
+      PartialShape.push_back(Dims[D]);
+  Expected<NDArray> Partial = Pool.empty(Out.dtype(), PartialShape);
+  if (!Partial)
+    return Partial.takeError();
+  Shape PartialStrides(Dims.size(), 0);
+  for (unsigned D = 0, O = 0; D < Dims.size(); ++D)
+    if (!Mask[D])
+      PartialStrides[D] = Partial->strides()[O++];
+  if (Error E = launch(One, Items * P, Dims,
+                       {{&*Partial, PartialStrides}, {&X, Strides}}))
+    return E;
+  // Step two: the P partials of each output, into Out (whose dims are the
+  // kept ones, maybe with 1s for the reduced ones: keepdims).
+  const std::vector<bool> &Mask2 = Plan.Specs[Two].Reduction.Reduced;
+  unsigned PPos = std::find(Mask2.begin(), Mask2.end(), true) - Mask2.begin();
+  Shape OutStrides(PartialShape.size(), 0);
+  bool KeepDims = Plan.Specs[Plan.SpecOfApply[N.id()]].Reduction.KeepDims;
+  for (unsigned D = 0, J = 0, O = 0; D < X.rank(); ++D) {
+    bool IsReduced = Mask[D < First ? D : D + 1];
+    if (!IsReduced) {
+      if (J == PPos)
+        ++J; // the P dim
+      OutStrides[J++] = Out.strides()[O];
+    }
+    if (!IsReduced || KeepDims)
+      ++O;
+  }
+  if (Error E = launch(Two, Items, PartialShape,
+                       {{&Out, OutStrides}, {&*Partial, Partial->strides()}}))
+    return E;
+  return true;
 }
 
 Error GpuProgram::runView(const Apply &N, llvm::ArrayRef<NDArray> In,

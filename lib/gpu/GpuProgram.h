@@ -38,6 +38,10 @@ struct KernelPlan {
   /// By Apply id: its kernel's index in Specs, or -1.
   std::vector<int> SpecOfApply;
   std::map<std::pair<DType, unsigned>, int> CopySpecs;
+  /// By Apply id, for reductions: the two kernels of the split form (-1:
+  /// none), used when few outputs each reduce many elements (see
+  /// GpuProgram::runKernel).
+  std::vector<std::pair<int, int>> SplitOfApply;
   /// The ops the specs point to that the graph does not hold (copies).
   std::vector<OpRef> Ops;
 
@@ -95,6 +99,10 @@ private:
                      llvm::ArrayRef<std::pair<const NDArray *, Shape>> Ops);
   /// Src broadcast into Dst (Dst's shape), by a copy kernel.
   llvm::Error copyInto(const NDArray &Dst, const NDArray &Src);
+  /// Reduction Spec of N over X into Out in two steps, if it is worth it:
+  /// false when it is not (then nothing was done).
+  llvm::Expected<bool> splitReduce(const Apply &N, const NDArray &X,
+                                   NDArray &Out, uint64_t Items);
   /// X if contiguous, else a contiguous device copy.
   llvm::Expected<NDArray> contiguous(const NDArray &X);
 

@@ -114,6 +114,12 @@ std::vector<Case> cases() {
        "  a = sum(x, axis=[0, 2])\n  b = max(x, axis=[1])\n"
        "  c = mean(x)\n  d = prod(x, axis=[2], keepdims=true)\n}\n",
        N4},
+      {"split_reductions", // few outputs of many elements: two steps
+       "func f(x: f32[n, 3, m], b: i32[n, m]) -> (a, c, d, e, g, h) {\n"
+       "  a = sum(x, axis=[0])\n  c = mean(x)\n"
+       "  d = max(x, axis=[0, 2], keepdims=true)\n  e = sum(b)\n"
+       "  g = any(gt(b, 8), axis=[0])\n  h = prod(mul(x, 1.001), axis=[0])\n}\n",
+       {{"n", 1024}, {"m", 2}}},
       {"bool_reductions",
        "func f(x: i32[n, 6]) -> (a, b) {\n"
        "  a = any(gt(x, 8), axis=[1])\n  b = all(lt(x, 9), axis=[0])\n}\n",
@@ -219,7 +225,7 @@ TEST_P(GpuSuite, ResultsAreTheCpuLinkers) {
 // stayed on the host, and the JSON keeps it all.
 TEST_P(GpuSuite, ProfileHasDeviceTimes) {
   std::vector<Case> All = cases();
-  const Case &C = All[9]; // host_only_between
+  const Case &C = All[10]; // host_only_between
   auto P = compileText(C.Text, GetParam(), /*Profile=*/true);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   std::vector<NDArray> In = inputsFor(P->Fn->graph(), C.Dims, 1);
@@ -362,7 +368,7 @@ std::map<std::string, unsigned> classes(const FunctionGraph &F) {
 
 TEST(GpuPlacement, TransfersOnlyAtTheBoundaries) {
   std::vector<Case> All = cases();
-  const Case &C = All[9]; // host_only_between
+  const Case &C = All[10]; // host_only_between
   auto P = compileText(C.Text, "cuda-emulated");
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   const FunctionGraph &G = P->Fn->graph();
