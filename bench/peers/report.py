@@ -53,6 +53,16 @@ def per_apply_overhead(entry, plain, profiled, applies_of):
 
 
 # -- the section ----------------------------------------------------------
+
+def chain_profiling_costs(chain):
+    """Seconds per Apply that profiling costs on the chain: graphjit's, then
+    PyTensor C VM's."""
+    gj, _ = per_apply_overhead(chain, "graphjit", "graphjit -profile",
+                               "graphjit")
+    pt, _ = per_apply_overhead(chain, "PyTensor C VM",
+                               "PyTensor C VM profile=True", "PyTensor C VM")
+    return gj, pt
+
 def section(res, plot_rel, profile_rel):
     """plot_rel: the plot's path from the doc's folder; profile_rel: the
     profiles' folder from the repository's root."""
@@ -121,11 +131,7 @@ def targets(res, cases):
                            all(r and r > 1 for _, r in rs))))
     chain = cases.get("chain")
     if chain:
-        gj, _ = per_apply_overhead(chain, "graphjit", "graphjit -profile",
-                                   "graphjit")
-        pt, _ = per_apply_overhead(chain, "PyTensor C VM",
-                                   "PyTensor C VM profile=True",
-                                   "PyTensor C VM")
+        gj, pt = chain_profiling_costs(chain)
         r = ratio(pt, gj) if gj and gj > 0 else None
         what = "graphjit %s, PyTensor C VM %s per Apply: %s" % (
             signed(gj), signed(pt),
@@ -404,11 +410,7 @@ def plot(res, path):
     ax = axes[2]
     chain = next((c for c in cases if c["key"] == "chain"), None)
     if chain:
-        gj, _ = per_apply_overhead(chain, "graphjit", "graphjit -profile",
-                                   "graphjit")
-        pt, _ = per_apply_overhead(chain, "PyTensor C VM",
-                                   "PyTensor C VM profile=True",
-                                   "PyTensor C VM")
+        gj, pt = chain_profiling_costs(chain)
         vals = [max(gj or 0, 0) * 1e9, max(pt or 0, 0) * 1e9]
         names = ["graphjit\n-profile", "PyTensor C VM\nprofile=True"]
         ax.bar(names, vals, color=["tab:blue", "tab:orange"])

@@ -65,14 +65,21 @@ GpuOp::GpuOp(OpRef H, GpuRole Role)
     : Op(("gpu_" + H->formatName()).str(), H->attrs()), Host(std::move(H)),
       Role(Role), ClassName(gpuClassName(*Host)) {}
 
+/// Runs a device Apply of op O through the function's GpuProgram.
+static Error runOnDevice(const Op &O, llvm::ArrayRef<NDArray> Inputs,
+                         std::vector<NDArray> &Outputs,
+                         const ExecContext &Ctx) {
+  if (!Ctx.Gpu || !Ctx.Node)
+    return llvm::createStringError(
+        O.name() + " runs on a GPU device; this function has none "
+                   "(compile it with device=cuda or device=cuda-emulated)");
+  return Ctx.Gpu->run(*Ctx.Node, Inputs, Outputs, Ctx);
+}
+
 Error GpuOp::perform(llvm::ArrayRef<NDArray> Inputs,
                      std::vector<NDArray> &Outputs,
                      const ExecContext &Ctx) const {
-  if (!Ctx.Gpu || !Ctx.Node)
-    return llvm::createStringError(
-        name() + " runs on a GPU device; this function has none "
-                 "(compile it with device=cuda or device=cuda-emulated)");
-  return Ctx.Gpu->run(*Ctx.Node, Inputs, Outputs, Ctx);
+  return runOnDevice(*this, Inputs, Outputs, Ctx);
 }
 
 const GpuOp *graphjit::gpuOpOf(const Op &O) {
@@ -106,11 +113,7 @@ public:
   }
   Error perform(llvm::ArrayRef<NDArray> Inputs, std::vector<NDArray> &Outputs,
                 const ExecContext &Ctx) const override {
-    if (!Ctx.Gpu || !Ctx.Node)
-      return llvm::createStringError(
-          name() + " needs a GPU device; this function has none (compile it "
-                   "with device=cuda or device=cuda-emulated)");
-    return Ctx.Gpu->run(*Ctx.Node, Inputs, Outputs, Ctx);
+    return runOnDevice(*this, Inputs, Outputs, Ctx);
   }
   /// A transfer reads and writes its whole value once.
   double bytesMoved(llvm::ArrayRef<NDArray> Inputs,

@@ -90,6 +90,11 @@ std::optional<TransferDirection> transferDirection(const Op &O);
 /// Whether O runs on the device (a GpuOp or a transfer to the device) and
 /// so makes device arrays.
 bool producesDeviceValues(const Op &O);
+/// Whether an Apply of O is the device's to run (a GpuOp or a transfer
+/// either way): GpuProgram runs it.
+inline bool isDeviceApply(const Op &O) {
+  return gpuOpOf(O) || transferDirection(O);
+}
 
 } // namespace graphjit
 

@@ -5,6 +5,7 @@
 #include "GpuOps.h"
 #include "jit/JitEngine.h"
 #include "ops/Strided.h"
+#include "ops/StructuralUtil.h"
 #include "llvm/ADT/ScopeExit.h"
 #include <chrono>
 
@@ -203,18 +204,14 @@ Error GpuProgram::launch(
 /// X's byte strides over an iteration space of shape Dims, X broadcast
 /// against its trailing dims (NumPy's rule); nullopt if it does not fit.
 static std::optional<Shape> stridesOver(const NDArray &X,
-                                             const Shape &Dims) {
+                                        const Shape &Dims) {
   if (X.rank() > Dims.size())
     return std::nullopt;
-  Shape St(Dims.size(), 0);
   unsigned Off = Dims.size() - X.rank();
-  for (unsigned D = 0; D < X.rank(); ++D) {
-    if (X.dim(D) == Dims[Off + D])
-      St[Off + D] = Dims[Off + D] == 1 ? 0 : X.strides()[D];
-    else if (X.dim(D) != 1)
+  for (unsigned D = 0; D < X.rank(); ++D)
+    if (X.dim(D) != 1 && X.dim(D) != Dims[Off + D])
       return std::nullopt;
-  }
-  return St;
+  return broadcastStrides(X, Dims);
 }
 
 Error GpuProgram::copyInto(const NDArray &Dst, const NDArray &Src) {
@@ -254,25 +251,6 @@ static Expected<Shape> broadcastShape(llvm::ArrayRef<NDArray> In,
   return S;
 }
 
-/// The sizes of T's dims at this call.
-static Expected<Shape> resolveDims(const TensorType &T,
-                                   const ExecContext &Ctx) {
-  Shape S;
-  for (const Dim &D : T.Dims) {
-    if (D.isKnown()) {
-      S.push_back(D.Size);
-      continue;
-    }
-    auto It = D.isSymbolic() && Ctx.Dims ? Ctx.Dims->find(D.Symbol)
-                                         : DimBindings::const_iterator();
-    if (!D.isSymbolic() || !Ctx.Dims || It == Ctx.Dims->end())
-      return gpuError("the size of dim '" + D.str() +
-                      "' of the result is not known at this call");
-    S.push_back(It->second);
-  }
-  return S;
-}
-
 Error GpuProgram::runKernel(const Apply &N, llvm::ArrayRef<NDArray> In,
                             std::vector<NDArray> &Out,
                             const ExecContext &Ctx) {
@@ -288,25 +266,21 @@ Error GpuProgram::runKernel(const Apply &N, llvm::ArrayRef<NDArray> In,
   };
   switch (S.K) {
   case KernelSpec::Elemwise: {
-    Expected<Shape> Sh =
-        allocFill(gpuOpOf(N.op())->hostOp())
-            ? resolveDims(N.output(0)->type(), Ctx)
-            : broadcastShape(In, S.Rank);
+    // The host's checks and words: NumPy's broadcast, or alloc's own.
+    const Op &H = gpuOpOf(N.op())->hostOp();
+    Expected<Shape> Sh = allocFill(H) ? allocShape(H, In[0], Ctx)
+                                      : broadcastShape(In, S.Rank);
     if (!Sh)
       return Sh.takeError();
     if (Error E = Make(*Sh))
       return E;
     std::vector<std::pair<const NDArray *, Shape>> Ops = {
         {&Out[0], Out[0].strides()}};
-    for (const NDArray &X : In) {
-      std::optional<Shape> St = stridesOver(X, *Sh);
-      if (!St)
-        return gpuError("alloc cannot broadcast a value of shape " +
-                        shapeStr(X.shape()) + " to shape " + shapeStr(*Sh));
-      Ops.push_back({&X, std::move(*St)});
-    }
+    for (const NDArray &X : In)
+      Ops.push_back({&X, broadcastStrides(X, *Sh)});
     return launch(Spec, Out[0].numElements(), *Sh, Ops);
   }
+
   case KernelSpec::Fill:
     if (Error E = Make(In[0].shape()))
       return E;

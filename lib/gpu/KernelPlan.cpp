@@ -37,7 +37,7 @@ int copySpec(KernelPlan &P, const Apply &N, DType T, unsigned Rank) {
 }
 
 /// The kernel of a computing GPU Apply N running host op H.
-KernelSpec kernelOf(KernelPlan &P, const Apply &N, const Op &H) {
+KernelSpec kernelOf(const Apply &N, const Op &H) {
   KernelSpec S;
   S.Name = "gj_gpu_k" + std::to_string(N.id());
   S.Node = &N;
@@ -55,18 +55,10 @@ KernelSpec kernelOf(KernelPlan &P, const Apply &N, const Op &H) {
     S.SoftmaxParams = *Sm;
     S.Operands.push_back(N.inputs()[0]->type().Dtype);
   } else if (std::optional<AllocFill> F = allocFill(H)) {
+    // zeros_like, ones_like (alloc itself is a copy kernel).
+    S.K = KernelSpec::Fill;
     S.Rank = N.output(0)->type().rank();
-    if (*F == AllocFill::Broadcast) {
-      // alloc(v): v broadcast into the new array, converted as it goes.
-      P.Ops.push_back(
-          std::make_shared<Elemwise>(ScalarOpKind::Cast, AttrMap{}, Out));
-      S.K = KernelSpec::Elemwise;
-      S.ElemOp = P.Ops.back().get();
-      S.Operands.push_back(N.inputs()[0]->type().Dtype);
-    } else {
-      S.K = KernelSpec::Fill;
-      S.Value = *F == AllocFill::Ones ? 1 : 0;
-    }
+    S.Value = *F == AllocFill::Ones ? 1 : 0;
   } else {
     S.K = KernelSpec::Elemwise;
     S.Rank = N.output(0)->type().rank();
@@ -119,8 +111,15 @@ KernelPlan KernelPlan::of(const FunctionGraph &F) {
       continue;
     switch (G->role()) {
     case GpuRole::Kernel: {
+      const TensorType &OutType = N->output(0)->type();
+      if (allocFill(G->hostOp()) == AllocFill::Broadcast) {
+        // alloc(v) copies v broadcast, in v's dtype.
+        P.SpecOfApply[N->id()] =
+            copySpec(P, *N, OutType.Dtype, OutType.rank());
+        break;
+      }
       P.SpecOfApply[N->id()] = P.Specs.size();
-      P.Specs.push_back(kernelOf(P, *N, G->hostOp()));
+      P.Specs.push_back(kernelOf(*N, G->hostOp()));
       const KernelSpec &S = P.Specs.back();
       if (S.K == KernelSpec::Reduce &&
           llvm::is_contained(S.Reduction.Reduced, true)) {
@@ -138,10 +137,12 @@ KernelPlan KernelPlan::of(const FunctionGraph &F) {
                  N->inputs()[0]->type().rank());
       break;
     case GpuRole::Blas:
+      // Operands BLAS cannot read as they are are copied.
       for (const Variable *V : N->inputs())
         copySpec(P, *N, V->type().Dtype, V->type().rank());
       // Gemm: c broadcast into the output first.
-      copySpec(P, *N, N->output(0)->type().Dtype, 2);
+      if (G->hostOp().className() == "Gemm")
+        copySpec(P, *N, N->output(0)->type().Dtype, 2);
       break;
     case GpuRole::None:
       break;
@@ -152,7 +153,7 @@ KernelPlan KernelPlan::of(const FunctionGraph &F) {
 
 bool graphjit::hasDeviceApplies(const FunctionGraph &F) {
   for (const Apply *N : F.applies())
-    if (gpuOpOf(N->op()) || transferDirection(N->op()))
+    if (isDeviceApply(N->op()))
       return true;
   return false;
 }

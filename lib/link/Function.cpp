@@ -112,7 +112,7 @@ Error Function::startProfiling(const CompiledCode *Code) {
     // The tips name what could not move, and why.
     std::vector<std::string> HostOnly;
     for (const Apply *N : Graph.applies()) {
-      if (producesDeviceValues(N->op()) || transferDirection(N->op()))
+      if (isDeviceApply(N->op()))
         continue;
       std::vector<TensorType> Types;
       for (const Variable *V : N->inputs())
@@ -145,9 +145,7 @@ static bool isProfiled(const CompileOptions &O) {
 bool Function::isCompiled(unsigned ApplyId) const {
   // On the device everything is compiled code: kernels, cuBLAS, the
   // driver's copies, and views made as the JIT makes them on the host.
-  if (Gpu && producesDeviceValues(ById[ApplyId]->op()))
-    return true;
-  if (Gpu && transferDirection(ById[ApplyId]->op()))
+  if (Gpu && isDeviceApply(ById[ApplyId]->op()))
     return true;
   return Jit && Jit->IsCompiled[ApplyId];
 }
@@ -183,8 +181,7 @@ Error Function::jitCompile() {
     std::vector<std::string> Missing;
     for (Apply *N : Sched.Order)
       // GPU Applies run compiled kernels through the runtime (GpuProgram).
-      if (!findLowering(*N) && !producesDeviceValues(N->op()) &&
-          !transferDirection(N->op()) &&
+      if (!findLowering(*N) && !isDeviceApply(N->op()) &&
           !llvm::is_contained(Missing, N->op().name()))
         Missing.push_back(N->op().name());
     if (!Missing.empty())

@@ -65,7 +65,14 @@ public:
   /// Checks that v broadcasts to the shape and creates the output.
   Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &Ctx) const override {
-    const NDArray &V = In[0];
+    Expected<Shape> S = outputShape(In[0], Ctx);
+    if (!S)
+      return S.takeError();
+    return createOutput(Out[0], In[0].dtype(), *S);
+  }
+
+  /// The shape of this call's output, if v broadcasts to it.
+  Expected<Shape> outputShape(const NDArray &V, const ExecContext &Ctx) const {
     Expected<Shape> S = resolveShapeEntries(Target, Ctx);
     if (!S)
       return S.takeError();
@@ -77,7 +84,7 @@ public:
     if (!Fits)
       return opError("alloc cannot broadcast a value of shape " +
                      shapeStr(V.shape()) + " to shape " + shapeStr(*S));
-    return createOutput(Out[0], V.dtype(), *S);
+    return S;
   }
 
 private:
@@ -149,6 +156,12 @@ Expected<OpRef> makeFillLike(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+Expected<Shape> graphjit::allocShape(const Op &O, const NDArray &V,
+                                     const ExecContext &Ctx) {
+  assert(allocFill(O) == AllocFill::Broadcast && "not an alloc");
+  return static_cast<const AllocOp &>(O).outputShape(V, Ctx);
+}
 
 std::optional<AllocFill> graphjit::allocFill(const Op &O) {
   if (O.className() != "Alloc")

@@ -70,6 +70,10 @@ std::string shapeEntriesStr(llvm::ArrayRef<ShapeEntry> Entries);
 /// unbound name is an error.
 llvm::Expected<Shape> resolveShapeEntries(llvm::ArrayRef<ShapeEntry> Entries,
                                           const ExecContext &Ctx);
+/// The output shape of `alloc` op O (allocFill Broadcast) for value V in
+/// this call, with the host op's checks and words (the GPU path's alloc).
+llvm::Expected<Shape> allocShape(const Op &O, const NDArray &V,
+                                 const ExecContext &Ctx);
 
 /// Converts one element as NumPy's astype does, without C++'s undefined
 /// behaviour: a float that does not fit an integer type (NaN, inf, out of
