@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what graphjit needs (Debian 12 packages) when it is missing, then
-# configures and builds into build/ (or build-asan/ with --sanitize).
+# configures and builds into build/ (or build-asan/ with --sanitize); the
+# release build also installs the Python package into .venv and .venv-pymc
+# (utils/setup-python.sh).
 # Idempotent and quick when there is nothing to do.
 #
 #   utils/setup.sh              release build in build/
@@ -45,3 +47,8 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" "${config[@]}" >/dev/null
 fi
 cmake --build "$build" -j2
+
+# The release build also makes the Python package and its environments.
+if [ "${1:-}" != "--sanitize" ]; then
+  "$root/utils/setup-python.sh"
+fi

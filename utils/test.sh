@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test (unit, lit, NumPy) through CTest.
+# Sets up, builds and runs every test (unit, lit, NumPy) through CTest, and
+# with the release build the Python package's pytest suite, once in each of
+# its environments (PyTensor 3.0.x in .venv; PyMC and PyTensor 2.38.x in
+# .venv-pymc).
 #   utils/test.sh              the release build
 #   utils/test.sh --sanitize   the ASan/UBSan build (clang-19), fuzz corpus too
 set -euo pipefail
@@ -17,3 +20,10 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" -j2 --output-on-failure --timeout 600 "${exclude[@]}"
+if [ "${1:-}" != "--sanitize" ]; then
+  for venv in .venv .venv-pymc; do
+    echo "pytest in $venv:"
+    (cd "$root" && "$root/$venv/bin/python" -m pytest python/tests -q \
+       -p no:cacheprovider)
+  done
+fi

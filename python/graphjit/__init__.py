@@ -1,0 +1,150 @@
+"""graphjit: a JIT compiler and per-Apply profiler for computation graphs.
+
+    import graphjit
+    m = graphjit.load("examples/logistic_regression.graph")
+    train = m.function("train", profile=True)
+    train(x, y)
+    train.profile.summary()          # Theano's report, per Apply
+
+``graphjit.pytensor`` adds the GRAPHJIT mode to PyTensor. GRAPHJIT_FLAGS
+(profile=True, optimizer=..., ...) applies to every function, as
+THEANO_FLAGS did. docs/python.md has the whole tour.
+"""
+import os
+import sys
+
+from . import _graphjit
+from ._graphjit import (Function, Graph, GraphBuilder, GraphjitError,
+                        ProfileStats, Variable)
+from .profile import ApplyRow, Profile, diff, merge
+
+__all__ = ["load", "loads", "function", "Module", "Function", "Graph",
+           "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
+           "ApplyRow", "Variable", "merge", "diff"]
+__version__ = "0.1.0"
+
+
+# -- ProfileStats: Theano's methods on the native class ----------------------
+def _summary(self, file=None, **options):
+    """Prints each function's profile, then their sum (Theano's summary)."""
+    (sys.stdout if file is None else file).write(self.summary_text(**options))
+
+
+def _print_summary(self, **options):
+    self.summary(file=sys.stdout, **options)
+
+
+def _profile(self):
+    """The profile as data (graphjit.Profile)."""
+    return Profile(self.to_json())
+
+
+ProfileStats.summary = _summary
+ProfileStats.print_summary = _print_summary
+ProfileStats.profile = _profile
+
+
+def _profile_keywords(profile, name):
+    """Theano's profile=True | "name" | ProfileStats as compile keywords."""
+    if profile is None or profile is False:
+        return {}
+    if profile is True:
+        return {"profile": True}
+    if isinstance(profile, str):
+        return {"profile_stats": ProfileStats(profile)}
+    if isinstance(profile, ProfileStats):
+        return {"profile_stats": profile}
+    raise TypeError("profile: expected True, a name or a graphjit.ProfileStats,"
+                    " got %r" % (profile,))
+
+
+def function(graph, *, profile=None, linker="c|py", optimizer=None,
+             optimizer_excluding=None, optimizer_including=None,
+             allow_gc=None, profile_memory=False, profile_optimizer=False,
+             device=None, opt_level=2):
+    """Compiles a Graph (Module.graph(name), GraphBuilder.finish()).
+
+    Theano's keywords: profile (True, a name, or a ProfileStats shared with
+    other functions), linker ("c|py", "c", "py"), optimizer ("fast_run",
+    "fast_compile", "merge", "None"), optimizer_excluding/including ("a:b"),
+    allow_gc, profile_memory, profile_optimizer; and device ("cpu", "cuda",
+    "cuda-emulated") and opt_level (LLVM's, 0-3). Keywords left out take
+    GRAPHJIT_FLAGS's values.
+    """
+    return _graphjit.compile(
+        graph, linker=linker, optimizer=optimizer,
+        optimizer_excluding=optimizer_excluding,
+        optimizer_including=optimizer_including, allow_gc=allow_gc,
+        profile_memory=profile_memory, profile_optimizer=profile_optimizer,
+        device=device, opt_level=opt_level,
+        **_profile_keywords(profile, getattr(graph, "name", "")))
+
+
+class SharedVariable:
+    """A shared variable of a module: its value lives across calls."""
+
+    def __init__(self, module, name):
+        self._module = module
+        self.name = name
+
+    @property
+    def type(self):
+        """(dtype, shape) as declared."""
+        return self._module.shared_type(self.name)
+
+    def get_value(self):
+        """A copy of the current value."""
+        return self._module.get_shared(self.name)
+
+    def set_value(self, value):
+        """Sets the value (copied; dtype and declared dims are checked)."""
+        self._module.set_shared(self.name, value)
+
+    def __repr__(self):
+        dtype, shape = self.type
+        return "<graphjit.SharedVariable %s: %s%s>" % (self.name, dtype,
+                                                       list(shape))
+
+
+class Module:
+    """A .graph module: its functions and shared variables."""
+
+    def __init__(self, native):
+        self._m = native
+
+    @property
+    def file_name(self):
+        return self._m.file_name
+
+    @property
+    def function_names(self):
+        return self._m.function_names
+
+    @property
+    def shared(self):
+        """The shared variables by name."""
+        return {n: SharedVariable(self._m, n) for n in self._m.shared_names}
+
+    def graph(self, name):
+        return self._m.graph(name)
+
+    def function(self, name, **keywords):
+        """Compiles function `name`; keywords as graphjit.function."""
+        return function(self._m.graph(name), **keywords)
+
+    def text(self):
+        return self._m.text()
+
+    def __repr__(self):
+        return "<graphjit.Module %s: functions %s, shared %s>" % (
+            self.file_name, self.function_names, self._m.shared_names)
+
+
+def load(path):
+    """Reads a .graph file (errors say FILE:LINE:COL)."""
+    return Module(_graphjit.Module.load(os.fspath(path)))
+
+
+def loads(text, file_name="<string>"):
+    """Reads .graph text; file_name is what errors and profiles cite."""
+    return Module(_graphjit.Module.parse(text, file_name))

@@ -1,0 +1,39 @@
+//===- GraphHandles.h - Graphs as Python sees them --------------*- C++ -*-===//
+//
+// Python holds graphs through handles that share their GraphModule: a
+// Variable, a FunctionGraph or a compiled Function stays valid for as long
+// as any handle to its module lives.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_PYTHON_GRAPHHANDLES_H
+#define GRAPHJIT_PYTHON_GRAPHHANDLES_H
+
+#include "graphjit/Builder.h"
+#include "graphjit/Graph.h"
+#include <memory>
+
+namespace graphjit::python {
+
+struct ModuleHandle {
+  std::shared_ptr<GraphModule> Module;
+};
+
+struct VariableHandle {
+  std::shared_ptr<GraphModule> Module;
+  Variable *Var;
+};
+
+struct GraphHandle {
+  std::shared_ptr<GraphModule> Module;
+  FunctionGraph *Graph;
+};
+
+struct BuilderHandle {
+  std::shared_ptr<GraphModule> Module;
+  std::unique_ptr<FunctionBuilder> Builder;
+  FunctionGraph *Finished = nullptr;
+};
+
+} // namespace graphjit::python
+
+#endif

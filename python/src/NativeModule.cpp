@@ -1,0 +1,30 @@
+//===- NativeModule.cpp - graphjit._graphjit ------------------------------===//
+//
+// The native half of the graphjit package: the same libraries the command
+// line links, bound with nanobind. The Python half (python/graphjit/) gives
+// it Theano's keywords and PyTensor's linker.
+//
+//===----------------------------------------------------------------------===//
+#include "NativeModule.h"
+#include "Arrays.h"
+
+namespace nb = nanobind;
+
+static PyObject *ErrorType = nullptr;
+
+PyObject *graphjit::python::graphjitErrorType() { return ErrorType; }
+
+NB_MODULE(_graphjit, M) {
+  M.doc() = "graphjit's native module: graphs, JIT-compiled functions, "
+            "profiles";
+  ErrorType = PyErr_NewExceptionWithDoc(
+      "graphjit.GraphjitError",
+      "An error reported by graphjit: a graph that does not parse or "
+      "type-check, a call whose inputs do not fit, an Apply that failed.",
+      PyExc_RuntimeError, nullptr);
+  M.attr("GraphjitError") = nb::handle(ErrorType);
+  graphjit::python::initNumpy();
+  graphjit::python::bindProfiles(M);
+  graphjit::python::bindGraphs(M);
+  graphjit::python::bindFunctions(M);
+}

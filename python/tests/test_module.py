@@ -1,0 +1,207 @@
+"""graphjit's own graphs from Python: load, call, shared variables, errors,
+threads."""
+import threading
+
+import numpy as np
+import pytest
+
+import graphjit
+from conftest import EXAMPLES, sigmoid
+
+TUTORIAL = """
+func f(x: f64[n], y: f64[n], z: f64[n]) -> (out) {
+  out = mul(add(add(x, y), z), 2.0)
+}
+"""
+
+
+def logistic_step(w, b, x, y):
+    """NumPy's train step of examples/logistic_regression.graph."""
+    n = x.shape[0]
+    p = sigmoid(x @ w + b)
+    xent = -(y * np.log(p) + (1 - y) * np.log(1 - p))
+    cost = xent.mean() + 0.01 * np.sum(w * w)
+    gz = (p - y) / n
+    gw = x.T @ gz + 0.02 * w
+    return cost, w - 0.1 * gw, b - 0.1 * gz.sum()
+
+
+def test_tutorial_graph_matches_numpy(rng):
+    f = graphjit.loads(TUTORIAL).function("f")
+    x, y, z = rng.normal(size=(3, 5))
+    out = f(x, y, z)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float64
+    np.testing.assert_allclose(out, (x + y + z) * 2, rtol=1e-15)
+    # By name, in any order, and mixed.
+    np.testing.assert_allclose(f(z=z, y=y, x=x), out)
+    np.testing.assert_allclose(f(x, z=z, y=y), out)
+
+
+@pytest.mark.parametrize("linker", ["c|py", "c", "py"])
+def test_train_step_updates_shared_variables_like_numpy(rng, linker):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    w0 = rng.normal(scale=0.05, size=784)
+    m.shared["w"].set_value(w0)
+    m.shared["b"].set_value(0.25)
+    train = m.function("train", linker=linker)
+    x = rng.normal(size=(20, 784))
+    y = (rng.random(20) > 0.5).astype(np.float64)
+    w, b = w0, 0.25
+    for _ in range(3):
+        cost = train(x, y)
+        want, w, b = logistic_step(w, b, x, y)
+        np.testing.assert_allclose(cost, want, rtol=1e-12)
+    np.testing.assert_allclose(m.shared["w"].get_value(), w, rtol=1e-12)
+    np.testing.assert_allclose(m.shared["b"].get_value(), b, rtol=1e-12)
+
+
+def test_outputs_own_their_memory_and_shared_values_are_copies(rng):
+    m = graphjit.loads("""
+shared w: f64[2] = 1.0
+func f(x: f64[2]) -> (q, y) {
+  q = w
+  y = x
+  update w = add(w, 1.0)
+}
+""")
+    f = m.function("f")
+    x = np.array([3.0, 4.0])
+    q, y = f(x)
+    np.testing.assert_array_equal(q, [1.0, 1.0])  # w at the call
+    np.testing.assert_array_equal(y, x)
+    y[0] = 99.0  # the result is the caller's: x is untouched
+    assert x[0] == 3.0
+    q[0] = 99.0  # and so is w's storage
+    np.testing.assert_array_equal(m.shared["w"].get_value(), [2.0, 2.0])
+    v = m.shared["w"].get_value()
+    v[:] = 0
+    np.testing.assert_array_equal(m.shared["w"].get_value(), [2.0, 2.0])
+
+
+def test_safe_conversions_only(rng):
+    f = graphjit.loads(TUTORIAL).function("f")
+    a = np.arange(3.0)
+    # Python numbers and lists, and integers into f64, lose nothing.
+    np.testing.assert_allclose(f([1, 2, 3], a, np.arange(3, dtype=np.int32)),
+                               ([1, 2, 3] + a + np.arange(3)) * 2)
+    g = graphjit.loads("func g(x: f32[n]) -> (y) { y = mul(x, 2.0) }"
+                       ).function("g")
+    with pytest.raises(TypeError, match=r"input 'x' \(#0\) of 'g'.*float32"):
+        g(np.ones(3))  # float64 into f32 would round
+    np.testing.assert_allclose(g(np.ones(3, np.float32)), 2.0)
+
+
+def test_bad_arguments_name_the_input():
+    f = graphjit.loads(TUTORIAL).function("f")
+    a = np.ones(3)
+    with pytest.raises(TypeError, match="missing input 'z'"):
+        f(a, a)
+    with pytest.raises(TypeError, match="takes 3 inputs, got 4"):
+        f(a, a, a, a)
+    with pytest.raises(TypeError, match="no input named 'w'"):
+        f(a, a, w=a)
+    with pytest.raises(TypeError, match="got input 'x' twice"):
+        f(a, a, a, x=a)
+    with pytest.raises(ValueError, match="input 'z' dim 0 is 4, but 'n' is 3"):
+        f(a, a, np.ones(4))
+    with pytest.raises(ValueError, match="rank 1"):
+        f(a, a, np.ones((3, 1)))
+    with pytest.raises(TypeError, match="cannot be read as an array|expected"):
+        f(a, a, object())
+
+
+def test_run_time_error_names_the_apply_and_keeps_shared_values():
+    m = graphjit.loads("""
+shared w: f64[3] = 1.0
+func f(x: f64[n], y: f64[m]) -> (s) {
+  s = sum(add(x, y))
+  update w = add(w, 1.0)
+}
+""", "broadcast.graph")
+    f = m.function("f")
+    with pytest.raises(graphjit.GraphjitError,
+                       match=r"broadcast.graph:4:.*Apply node.*\(3,\).*\(2,\)"):
+        f(np.ones(3), np.ones(2))
+    np.testing.assert_array_equal(m.shared["w"].get_value(), [1.0] * 3)
+    assert f(np.ones(3), np.ones(3)) == 6.0  # still usable
+    np.testing.assert_array_equal(m.shared["w"].get_value(), [2.0] * 3)
+
+
+def test_parse_errors_say_where():
+    with pytest.raises(graphjit.GraphjitError, match=r"bad.graph:2:\d+: error"):
+        graphjit.loads("func f(x: f64[n]) -> (y) {\n  y = nosuchop(x)\n}",
+                       "bad.graph")
+    with pytest.raises(graphjit.GraphjitError, match="cannot open"):
+        graphjit.load("/nonexistent/x.graph")
+
+
+def test_set_value_checks_type():
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    with pytest.raises(ValueError, match="shared variable 'w' is f64\\[784\\]"):
+        m.shared["w"].set_value(np.ones(3))
+    with pytest.raises(TypeError, match="float64"):
+        m.shared["w"].set_value(np.ones(784, dtype=np.complex128))
+    with pytest.raises(KeyError):
+        m._m.get_shared("nope")
+
+
+def test_theano_keywords():
+    m = graphjit.loads(TUTORIAL)
+    f = m.function("f", linker="py", optimizer="None", allow_gc=False)
+    assert f.linker == "py"
+    assert [a["op_class"] for a in f.applies()] == ["Elemwise"] * 3
+    fused = m.function("f")
+    assert len(fused.applies()) == 1 and fused.applies()[0]["compiled"]
+    excl = m.function("f", optimizer_excluding="fusion")
+    assert len(excl.applies()) == 3
+    with pytest.raises(ValueError, match="linker"):
+        m.function("f", linker="nope")
+    with pytest.raises(TypeError, match="profile"):
+        m.function("f", profile=3.5)
+
+
+def test_calls_from_several_threads_at_once(rng):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    m.shared["w"].set_value(rng.normal(size=784))
+    predict = m.function("predict")
+    inputs = [rng.normal(size=(64, 784)) for _ in range(4)]
+    wants = [predict(x) for x in inputs]
+    bad = []
+
+    def work(i):
+        for _ in range(200):
+            if not np.array_equal(predict(inputs[i]), wants[i]):
+                bad.append(i)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bad == []
+
+
+def test_gil_is_released_while_a_call_runs():
+    # A big call on one thread while another thread counts: the counter
+    # only moves if the call does not hold the GIL.
+    f = graphjit.loads("""
+func f(a: f64[n, n], b: f64[n, n]) -> (c) { c = dot(a, b) }""").function("f")
+    a = np.ones((700, 700))
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        before = len(ticks)
+        for _ in range(5):
+            f(a, a)
+        moved = len(ticks) - before
+    finally:
+        done.set()
+        t.join()
+    assert moved > 0

@@ -1,0 +1,133 @@
+"""Profiles from Python: Theano's summary, shared ProfileStats, the flags,
+and profiles as data (JSON, rows, merge, diff)."""
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import graphjit
+from conftest import EXAMPLES, ROOT
+
+
+def run_steps(m, fn, calls, rng, **kw):
+    f = m.function(fn, **kw)
+    x = rng.normal(size=(16, 784))
+    y = (rng.random(16) > 0.5).astype(np.float64)
+    for _ in range(calls):
+        f(x, y) if fn == "train" else f(x)
+    return f
+
+
+def test_summary_prints_theano_report_per_apply(rng):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    f = run_steps(m, "train", 4, rng, profile=True)
+    out = io.StringIO()
+    f.profile.summary(file=out)
+    text = out.getvalue()
+    assert "Function profiling" in text and "Message: train" in text
+    assert "Time in 4 calls to Function.__call__" in text
+    for section in ("Class\n---", "Ops\n---", "Apply\n------"):
+        assert section in text
+    # Every Apply of the function is a row of the data, all compiled, and
+    # each ran once per call.
+    rows = f.profile.profile().rows()
+    assert len(rows) == len(f.applies())
+    assert {r.type for r in rows} == {"C"}
+    assert all(r.calls == 4 for r in rows)
+    assert all(r.seconds >= 0 for r in rows)
+    gemm = [r for r in rows if r.op_class == "Gemm"]
+    assert gemm and gemm[0].flops_per_call > 0 and gemm[0].mflops > 0
+
+
+def test_unprofiled_function_has_no_profile():
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    assert m.function("predict").profile is None
+
+
+def test_one_profile_stats_for_several_functions(rng):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    stats = graphjit.ProfileStats("both")
+    run_steps(m, "train", 3, rng, profile=stats)
+    run_steps(m, "predict", 2, rng, profile=stats)
+    text = stats.summary_text()
+    assert text.startswith("Profile: both")
+    assert "Message: train" in text and "Message: predict" in text
+    assert "Sum of all(2) printed profiles" in text
+    fns = stats.profile().functions
+    assert [(f["name"], f["calls"]) for f in fns] == [("train", 3),
+                                                      ("predict", 2)]
+
+
+def test_named_profile():
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    f = m.function("predict", profile="my predictions")
+    f(np.ones((2, 784)))
+    assert f.profile.name == "my predictions"
+    assert "Profile: my predictions" in f.profile.summary_text()
+
+
+def test_profile_memory_and_optimizer_sections(rng):
+    m = graphjit.load(EXAMPLES / "mlp.graph")
+    f = m.function("train", profile_memory=True, profile_optimizer=True)
+    x = rng.normal(size=(8, 784)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 8)]
+    f(x, y)
+    text = f.profile.summary_text(min_memory_size=0)
+    assert "Memory Profile" in text and "Optimizer Profile" in text
+    fn = f.profile.profile().functions[0]
+    assert fn["memory"]["recorded"] and fn["memory"]["measured_peak"] > 0
+
+
+def test_json_round_trip_merge_and_diff(tmp_path, rng):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    a = run_steps(m, "train", 2, rng, profile=True).profile.profile()
+    b = run_steps(m, "train", 3, rng, profile=True).profile.profile()
+    path = tmp_path / "a.json"
+    a.save(path)
+    back = graphjit.Profile.load(path)
+    assert back.data == a.data
+    assert json.loads(path.read_text())["graphjit_profile"] == 3
+    merged = graphjit.merge(a, b, names=["a", "b"])
+    assert merged.functions[0]["calls"] == 5
+    rows = {r.id: r.calls for r in merged.rows()}
+    assert set(rows.values()) == {5}
+    assert (a + b).data == merged.data
+    text = graphjit.diff(a, b, "first", "second")
+    assert "first" in text and "second" in text
+    assert str(a).startswith("Function profiling")
+
+
+def test_bad_profile_json_says_where(tmp_path):
+    with pytest.raises(ValueError, match=r"bad.json.*graphjit_profile"):
+        graphjit.Profile.loads('{"functions": []}', "bad.json")
+
+
+FLAGS_SCRIPT = """
+import numpy as np, graphjit
+m = graphjit.load(%r)
+t = m.function("train")
+p = m.function("predict")
+x = np.ones((4, 784)); y = np.ones(4)
+t(x, y); t(x, y); p(x)
+print("script done", flush=True)
+"""
+
+
+def test_graphjit_flags_profile_prints_each_function_and_the_sum_at_exit(
+        tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(FLAGS_SCRIPT % str(EXAMPLES / "logistic_regression.graph"))
+    env = dict(os.environ,
+               GRAPHJIT_FLAGS="profile=True,profiling__destination=stdout")
+    p = subprocess.run([sys.executable, str(script)], capture_output=True,
+                       text=True, env=env, cwd=tmp_path, timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert out.index("script done") < out.index("Function profiling")
+    assert "Message: train" in out and "Message: predict" in out
+    assert "Time in 2 calls to Function.__call__" in out
+    assert "Sum of all(2) printed profiles at exit" in out
