@@ -33,3 +33,14 @@ if [ -x /usr/local/cuda/bin/ptxas ]; then
   echo; echo "\$ ptxas -arch=sm_90 build/mlp.ptx"
   /usr/local/cuda/bin/ptxas -arch=sm_90 "$root/build/mlp.ptx" -o "$root/build/mlp.cubin" && echo "ptxas: accepted"
 fi
+
+# From Python (docs/python.md): the graphjit package in the project's venv,
+# the same train step trained, checked against NumPy and profiled.
+echo; echo "\$ .venv/bin/python examples/python_profile.py"
+"$root/.venv/bin/python" "$ex/python_profile.py"
+
+# A PyTensor script, unchanged, under graphjit's mode with PyTensor's own
+# flags: graphjit's per-Apply profile of PyTensor's nodes at exit.
+echo; echo "\$ PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True .venv/bin/python -m graphjit.pytensor examples/pytensor_profile.py"
+PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True,profiling__n_apply=8,profiling__n_ops=8 \
+  "$root/.venv/bin/python" -m graphjit.pytensor "$ex/pytensor_profile.py" 2>&1

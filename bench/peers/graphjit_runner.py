@@ -1,14 +1,6 @@
-"""graphjit driven through its command line, as a user would.
-
-Without a Python binding, graphjit's time per call is measured from outside:
-the difference between a process that makes N+1 calls and one that makes 1
-call, divided by N. Both parse, compile (from a warm compile cache) and load
-the inputs once, so start-up cancels out; what remains is N calls of
-Function::call from C++ (no Python in the loop). The same method times the
-profiled (-profile) and unprofiled runs, so their difference is the
-instrumentation's cost.
-"""
-import json
+"""graphjit driven through its command line, as a user would: the shared
+variables' initial values, the reference outputs, the saved reports and the
+compile times. Calls are timed in-process (graphjit_step.py)."""
 import os
 import re
 import subprocess
@@ -76,21 +68,6 @@ class GraphjitRunner:
                            extra=["-output-dir=" + out_dir]))
         names = case.outputs + case.shared
         return {k: np.load(os.path.join(out_dir, k + ".npy")) for k in names}
-
-    def estimate_per_call(self, case, inputs_dir, calls):
-        """A first estimate from the profile's own call time (profiled)."""
-        js = os.path.join(self.workdir, "estimate.json")
-        self.run(self.args(case, inputs_dir, calls,
-                           extra=["-profile-json=" + js]))
-        with open(js) as f:
-            fn = json.load(f)["functions"][0]
-        return fn["call_seconds"] / max(fn["calls"], 1), len(fn["applies"])
-
-    def per_call(self, case, inputs_dir, n, profile=False):
-        """One measurement: (wall(n+1 calls) - wall(1 call)) / n."""
-        _, t1 = self.run(self.args(case, inputs_dir, 1, profile))
-        _, tn = self.run(self.args(case, inputs_dir, n + 1, profile))
-        return (tn - t1) / n
 
     def profile_report(self, case, inputs_dir, calls, json_path):
         """The printed report (stdout) after `calls` profiled calls."""

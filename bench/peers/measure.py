@@ -3,15 +3,18 @@ call of every backend (round robin), the profiling overhead, the saved
 profiles; then the call overhead and the compile times. Returns the raw
 results that report.py turns into tables and a plot."""
 import datetime
+import json
 import os
 import platform
+import subprocess
 
 import numpy as np
 
 import compile_times
 import numerics
-from cases import call_overhead_case, make_cases
+from cases import ROOT, call_overhead_case, make_cases
 from graphjit_runner import GraphjitRunner
+from graphjit_step import GraphjitStep
 from numpy_steps import NumpyStep
 from pytensor_steps import PytensorStep
 from timing import Timed, python_per_call, round_robin
@@ -116,24 +119,15 @@ class Run:
                                            step.results(inputs, 2))
         return worst
 
-    def graphjit_timed(self, case, inputs_dir, profile):
-        calls = 10
-        while True:
-            est, applies = self.gj.estimate_per_call(case, inputs_dir, calls)
-            if est * calls >= 0.05 or calls >= 10**6:
-                break
-            calls = min(10**6, max(calls * 10, int(0.05 / max(est, 1e-9))))
-        t = Timed(GJP if profile else GJ,
-                  lambda n: self.gj.per_call(case, inputs_dir, n, profile),
-                  estimate=est)
-        return t, applies
-
     def time_case(self, case, inputs_dir, inputs, peers, init):
-        timed, applies = [], {}
-        t, applies[GJ] = self.graphjit_timed(case, inputs_dir, False)
-        timed.append(t)
+        # graphjit in this process, through its Python package, timed as
+        # the peers are.
+        gj = GraphjitStep(case, init)
+        timed = [Timed(GJ, python_per_call(gj.bind(inputs)))]
+        applies = {GJ: gj.applies()}
         if case.profile:
-            timed.append(self.graphjit_timed(case, inputs_dir, True)[0])
+            gjp = GraphjitStep(case, init, profile=True)
+            timed.append(Timed(GJP, python_per_call(gjp.bind(inputs))))
             prof = PytensorStep(case, init, "cvm", profile=True)
             peers = dict(peers)
             peers[CVMP] = prof
@@ -209,11 +203,33 @@ class Run:
                     name, v["cold"]["compile"], v["warm"]["compile"]))
             self.results["compile"][case.key] = r
 
+    def run_pymc(self):
+        """PyMC's logp+gradient (bench/python/pymc_logp.py) in the PyMC
+        environment, which has its own PyTensor (2.38.x)."""
+        py = self.args.pymc_python
+        if not os.access(py, os.X_OK):
+            log("== PyMC: left out (no %s; utils/setup.sh makes it)" % py)
+            self.results["pymc"] = None
+            return
+        log("== PyMC logp+gradient")
+        out = os.path.join(self.workdir, "pymc.json")
+        argv = [py, os.path.join(ROOT, "bench", "python", "pymc_logp.py"),
+                "--json", out, "--rounds", str(self.rounds),
+                "--round-seconds", str(self.target)]
+        if self.smoke:
+            argv += ["--models", "eight_schools"]
+        env = dict(self.env)
+        env.pop("PYTENSOR_FLAGS", None)  # the peers venv's compile dir
+        subprocess.run(argv, check=True, env=env)
+        with open(out) as f:
+            self.results["pymc"] = json.load(f)
+
     def run(self, profile_dir):
         cases = make_cases(self.workdir, self.smoke)
         for case in cases:
             self.run_case(case, profile_dir)
         self.run_overhead()
+        self.run_pymc()
         compiled = [c for c in cases if c.key in
                     (("example_1e3", "logreg") if self.smoke else
                      ("example_1e3", "logreg", "mlp", "chain"))]

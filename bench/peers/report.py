@@ -74,6 +74,7 @@ def section(res, plot_rel, profile_rel):
     out += steady_table(res, peers)
     out += overhead_table(res, peers)
     out += compile_table(res)
+    out += pymc_table(res)
     out += profiling_table(res, profile_rel)
     out += numerics_and_method(res, peers)
     out += [END]
@@ -198,15 +199,42 @@ def overhead_table(res, peers):
     t = o["times"]
     gj = t.get("graphjit")
     return ["### Call overhead", "",
-            "%s: almost no work, so the time per call is the cost of a call. "
-            "graphjit's is Function::call from C++ (the command line's loop); "
-            "the peers' are Python calls (`f(x, y, z)`, PyTensor checking its "
-            "inputs as it does by default)." % o["title"], "",
+            "%s: almost no work, so the time per call is the cost of a call "
+            "from Python (`f(x, y, z)`; PyTensor checking its inputs as it "
+            "does by default)." % o["title"], "",
             "| graphjit | " + " | ".join(peers) + " |",
             "|---|" + "---|" * len(peers),
             "| %s | %s |" % (fmt_time(gj), " | ".join(
                 "%s (%s)" % (fmt_time(t.get(p)), fmt_ratio(ratio(t.get(p), gj)))
                 for p in peers)), ""]
+
+
+def pymc_table(res):
+    rows = res.get("pymc")
+    if not rows:
+        return []
+    out = ["### PyMC: log-density and gradient", "",
+           "What a sampler calls at every step (`model.logp_dlogp_function`"
+           ", a flat point in, logp and gradient out), for the models of "
+           "`examples/pymc_models.py`, compiled by graphjit's GRAPHJIT mode "
+           "and PyTensor's C VM and Numba mode, in the PyMC environment "
+           "(PyTensor %s), timed in alternation by "
+           "`bench/python/pymc_logp.py`. Ratio: the peer's time over "
+           "graphjit's (goals: 2x the C VM, 1.5x Numba). C nodes: PyTensor's "
+           "nodes that run graphjit's JIT code; the rest run their own "
+           "`perform`." % rows[0].get("pytensor", "?"), "",
+           "| model | graphjit | PyTensor C VM | PyTensor Numba | C nodes | "
+           "Py ops |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        t = r["times"]
+        g = t["graphjit"]
+        out.append("| %s | %s | %s (%s) | %s (%s) | %d/%d | %s |" % (
+            r["model"], fmt_time(g), fmt_time(t["PyTensor C VM"]),
+            fmt_ratio(ratio(t["PyTensor C VM"], g)),
+            fmt_time(t["PyTensor Numba"]),
+            fmt_ratio(ratio(t["PyTensor Numba"], g)), r["c_nodes"],
+            r["nodes"], ", ".join(r["py_ops"]) or "none"))
+    return out + [""]
 
 
 def compile_table(res):
@@ -312,13 +340,10 @@ def numerics_and_method(res, peers):
             "%.1e" % c["numerics"][p] if p in c["numerics"] else "—"
             for p in peers)))
     out += ["", "### How it is measured", "",
-            "- **graphjit** has no Python binding, so its time per call is "
-            "taken from outside: the wall time of a process making N+1 calls "
-            "minus that of one making 1 call, over N (both parse, compile "
-            "from a warm compile cache and read the same `.npy` inputs, so "
-            "start-up cancels). N is chosen for about %.2g s of calls per "
-            "round. This is graphjit's `Function::call` from C++; the peers "
-            "are timed in Python with `time.perf_counter` over n calls."
+            "- Every backend, graphjit included (its Python package, "
+            "docs/python.md), is called from Python in the harness's own "
+            "process and timed with `time.perf_counter` over n calls, n "
+            "chosen for about %.2g s of calls per round."
             % res["meta"].get("round_seconds", 0),
             "- Round robin: each backend is timed once per round (rounds: "
             "%d), and keeps the median of its rounds." % res["meta"].get(
@@ -330,8 +355,8 @@ def numerics_and_method(res, peers):
             "(`-optimizer_excluding=fusion`) and in both PyTensor modes "
             "(`.excluding(\"fusion\")`), so that every Apply of the chain "
             "runs on its own; the fused chain runs the default rewrites.",
-            "- Not measured: memory; graphjit called from Python (no "
-            "binding); PyTensor's default backend under `profile=True` (its "
+            "- Not measured: memory; PyTensor's default backend under "
+            "`profile=True` (its "
             "report has no per-node rows for a Numba-compiled graph); "
             "PyTorch's `torch.compile`.", ""]
     return out

@@ -41,6 +41,13 @@ def parse_args(argv):
     p.add_argument("--round-seconds", type=float, default=0.3,
                    help="calls per round add up to about this long")
     p.add_argument("--venv", default=os.path.join(HERE, ".venv"))
+    p.add_argument("--wheels", default=os.path.join(ROOT, "build",
+                                                    "python-wheel"),
+                   help="the graphjit wheel utils/setup.sh built")
+    p.add_argument("--pymc-python", default=os.path.join(ROOT, ".venv-pymc",
+                                                         "bin", "python"),
+                   help="the PyMC environment's Python, for the PyMC "
+                   "logp+gradient benchmark")
     p.add_argument("--python", default="/usr/bin/python3"
                    if os.path.exists("/usr/bin/python3") else sys.executable,
                    help="the interpreter the virtual environment is made from")
@@ -82,6 +89,26 @@ def pip_install(venv, req, stamp_name):
         f.write(want)
 
 
+def install_graphjit(venv, wheels):
+    """The graphjit package, from the wheel utils/setup.sh built (reinstalled
+    when the wheel changes)."""
+    found = sorted(f for f in os.listdir(wheels) if f.endswith(".whl")) \
+        if os.path.isdir(wheels) else []
+    if not found:
+        sys.exit("run_peers: no graphjit wheel in %s: run utils/setup.sh"
+                 % wheels)
+    wheel = os.path.join(wheels, found[-1])
+    stamp = os.path.join(venv, ".peers-graphjit")
+    want = digest(wheel)
+    if os.path.exists(stamp) and open(stamp).read() == want:
+        return
+    subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip",
+                    "install", "--disable-pip-version-check", "-q",
+                    "--no-deps", "--force-reinstall", wheel], check=True)
+    with open(stamp, "w") as f:
+        f.write(want)
+
+
 def bootstrap(args, argv):
     """Makes the venv, installs, and runs this script again inside it."""
     venv = os.path.abspath(args.venv)
@@ -89,6 +116,7 @@ def bootstrap(args, argv):
         print("run_peers: creating %s" % venv, flush=True)
         subprocess.run([args.python, "-m", "venv", venv], check=True)
     pip_install(venv, os.path.join(HERE, "requirements.txt"), ".peers-core")
+    install_graphjit(venv, args.wheels)
     env = dict(os.environ)
     if not args.no_torch:
         try:

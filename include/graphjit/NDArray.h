@@ -43,6 +43,7 @@ public:
   bool onDevice() const { return Device; }
 
 private:
+  friend class NDArray; // NDArray::wrapInto re-points a wrapper it alone holds.
   void *Data = nullptr;
   size_t Bytes = 0;
   bool Owned = false;
@@ -71,6 +72,13 @@ public:
   /// Wraps caller-owned memory; the caller keeps it alive.
   static NDArray wrap(void *Data, DType T, const Shape &S,
                       const Shape &ByteStrides);
+
+  /// As wrap(), into Out, reusing Out's shape and strides and, when Out
+  /// alone holds it, its wrapper of caller memory: arguments wrapped anew
+  /// on every call (the Python package) allocate nothing.
+  static void wrapInto(NDArray &Out, void *Data, DType T,
+                       llvm::ArrayRef<int64_t> S,
+                       llvm::ArrayRef<int64_t> ByteStrides);
 
   /// A C-contiguous array on all of B's memory (a device buffer, say).
   static NDArray onBuffer(std::shared_ptr<Buffer> B, DType T, const Shape &S);

@@ -94,6 +94,11 @@ public:
                               llvm::ArrayRef<NDArray> Outputs,
                               const ExecContext &Ctx) const;
 
+  /// False for an op whose only code is perform(), whatever its class is
+  /// called (the Python package's ops run their owner's perform): the JIT
+  /// calls perform() for it (the profile's "Py").
+  virtual bool mayLower() const { return true; }
+
   virtual unsigned numOutputs() const { return 1; }
   /// How many leading inputs are conditions, not values: number literals
   /// among the values take the values' dtype only (switch's condition,

@@ -187,6 +187,20 @@ NDArray NDArray::wrap(void *Data, DType T, const Shape &S,
   return A;
 }
 
+void NDArray::wrapInto(NDArray &Out, void *Data, DType T,
+                       llvm::ArrayRef<int64_t> S,
+                       llvm::ArrayRef<int64_t> ByteStrides) {
+  Buffer *B = Out.Store.get();
+  if (B && Out.Store.use_count() == 1 && !B->Owned && !B->Device && !B->Tag)
+    B->Data = Data;
+  else
+    Out.Store = std::make_shared<Buffer>(Data, 0);
+  Out.Ptr = static_cast<char *>(Data);
+  Out.Dtype = T;
+  Out.Dims.assign(S.begin(), S.end());
+  Out.Steps.assign(ByteStrides.begin(), ByteStrides.end());
+}
+
 NDArray NDArray::onBuffer(std::shared_ptr<Buffer> B, DType T,
                           const Shape &S) {
   NDArray A;

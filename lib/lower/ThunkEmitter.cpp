@@ -157,6 +157,8 @@ const Lowering *graphjit::findLowering(const Apply &N) {
     return true;
   }();
   (void)Registered;
+  if (!N.op().mayLower())
+    return nullptr;
   // Every variable a thunk touches must fit in a slot.
   for (const Variable *V : N.inputs())
     if (V->type().rank() > GJ_MAX_RANK)

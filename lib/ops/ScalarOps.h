@@ -23,7 +23,7 @@ namespace graphjit {
 enum class ScalarOpKind : uint8_t {
   // Unary.
   Neg, Abs, Exp, Log, Log1p, Expm1, Sqrt, Sqr, Sigmoid, Softplus, Tanh, Sin,
-  Cos, Floor, Ceil, Sign, Reciprocal, Erf, Not,
+  Cos, Floor, Ceil, Sign, Reciprocal, Erf, Erfc, GammaLn, Log2, Log10, Not,
   // Binary (Add and Mul take any number from two on).
   Add, Sub, Mul, TrueDiv, IntDiv, Mod, Pow, Maximum, Minimum, Eq, Neq, Lt, Le,
   Gt, Ge, And, Or,
@@ -92,6 +92,10 @@ inline constexpr ScalarOpInfo ScalarOpTable[] = {
     {ScalarOpKind::Sign, "sign", 1, 1, DTypeRule::Same, true, 1, "-1, 0 or 1 (NaN stays NaN; not for bool)"},
     {ScalarOpKind::Reciprocal, "reciprocal", 1, 1, DTypeRule::TrueDiv, false, 1, "1 / x, as true_div(1, x)"},
     {ScalarOpKind::Erf, "erf", 1, 1, DTypeRule::FloatFn, false, 1, "error function"},
+    {ScalarOpKind::Erfc, "erfc", 1, 1, DTypeRule::FloatFn, false, 1, "1 - erf(x), accurate where erf(x) is near 1"},
+    {ScalarOpKind::GammaLn, "gammaln", 1, 1, DTypeRule::FloatFn, false, 1, "log |gamma(x)| (scipy.special.gammaln)"},
+    {ScalarOpKind::Log2, "log2", 1, 1, DTypeRule::FloatFn, false, 1, "base-2 logarithm"},
+    {ScalarOpKind::Log10, "log10", 1, 1, DTypeRule::FloatFn, false, 1, "base-10 logarithm"},
     {ScalarOpKind::Not, "not", 1, 1, DTypeRule::Logical, false, 1, "logical not (x == 0), a bool"},
     {ScalarOpKind::Add, "add", 2, -1, DTypeRule::Arith, false, 1, "a + b (+ c ...)"},
     {ScalarOpKind::Sub, "sub", 2, 2, DTypeRule::Arith, true, 1, "a - b (not for two bools)"},

@@ -113,10 +113,11 @@ static std::optional<DType> dtypeOfNumpy(PyArray_Descr *D) {
   return std::nullopt;
 }
 
-nb::object graphjit::python::toNumpy(const NDArray &A, bool ReadOnly) {
-  // The capsule owns a copy of the array: its reference to the buffer is
-  // what keeps the memory alive for as long as NumPy needs it.
-  auto *Owner = new NDArray(A);
+nb::object graphjit::python::toNumpy(NDArray Value, bool ReadOnly) {
+  // The capsule owns the array: its reference to the buffer is what keeps
+  // the memory alive for as long as NumPy needs it.
+  auto *Owner = new NDArray(std::move(Value));
+  const NDArray &A = *Owner;
   nb::capsule Capsule(Owner, [](void *P) noexcept {
     delete static_cast<NDArray *>(P);
   });
@@ -146,33 +147,45 @@ static NDArray borrowNd(const nb::ndarray<> &A, DType T) {
   return NDArray::wrap(const_cast<void *>(A.data()), T, S, Strides);
 }
 
-std::optional<NDArray> graphjit::python::borrowIfExact(nb::handle Value,
-                                                        DType T) {
+bool graphjit::python::borrowInto(nb::handle Value, DType T, NDArray &Out) {
   if (PyArray_Check(Value.ptr())) {
     auto *A = reinterpret_cast<PyArrayObject *>(Value.ptr());
     std::optional<DType> Has = dtypeOfNumpy(PyArray_DESCR(A));
     if (!Has || *Has != T || !PyArray_ISNOTSWAPPED(A))
-      return std::nullopt;
+      return false;
+    static_assert(sizeof(npy_intp) == sizeof(int64_t));
     int Rank = PyArray_NDIM(A);
-    Shape S(PyArray_DIMS(A), PyArray_DIMS(A) + Rank);
-    Shape Strides(PyArray_STRIDES(A), PyArray_STRIDES(A) + Rank);
-    return NDArray::wrap(PyArray_DATA(A), T, S, Strides);
+    const int64_t *Dims = reinterpret_cast<const int64_t *>(PyArray_DIMS(A));
+    const int64_t *Steps =
+        reinterpret_cast<const int64_t *>(PyArray_STRIDES(A));
+    NDArray::wrapInto(Out, PyArray_DATA(A), T, llvm::ArrayRef(Dims, Rank),
+                      llvm::ArrayRef(Steps, Rank));
+    return true;
   }
   nb::ndarray<> A;
   if (!nb::try_cast(Value, A, /*convert=*/false))
-    return std::nullopt;
+    return false;
   if (A.device_type() != nb::device::cpu::value)
-    return std::nullopt;
+    return false;
   std::optional<DType> Has = dtypeOf(A.dtype());
   if (!Has || *Has != T)
-    return std::nullopt;
-  return borrowNd(A, T);
+    return false;
+  Out = borrowNd(A, T);
+  return true;
 }
 
-NDArray ArgumentConverter::convert(nb::handle Value, DType Want,
-                                   const std::string &Name) {
-  if (std::optional<NDArray> A = borrowIfExact(Value, Want))
-    return *A;
+std::optional<NDArray> graphjit::python::borrowIfExact(nb::handle Value,
+                                                        DType T) {
+  NDArray A;
+  if (!borrowInto(Value, T, A))
+    return std::nullopt;
+  return A;
+}
+
+void ArgumentConverter::convert(nb::handle Value, DType Want,
+                                const std::string &Name, NDArray &Out) {
+  if (borrowInto(Value, Want, Out))
+    return;
   // The slow path: let NumPy say what the value is, and convert it when
   // nothing is lost (Theano's inputs without allow_input_downcast).
   nb::module_ Np = nb::module_::import_("numpy");
@@ -209,10 +222,8 @@ NDArray ArgumentConverter::convert(nb::handle Value, DType Want,
             .c_str());
   nb::object Copy =
       Np.attr("asarray")(Array, "dtype"_a = WantName, "order"_a = "C");
-  std::optional<NDArray> A = borrowIfExact(Copy, Want);
-  if (!A)
+  if (!borrowInto(Copy, Want, Out))
     throw nb::type_error((Name + ": cannot be converted to " + WantName)
                              .c_str());
   Converted.push_back(std::move(Copy));
-  return *A;
 }

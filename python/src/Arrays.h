@@ -32,7 +32,7 @@ void initNumpy();
 
 /// A NumPy array on A's memory that keeps A's buffer alive; read-only
 /// when asked (arrays handed to a Python perform).
-nanobind::object toNumpy(const NDArray &A, bool ReadOnly = false);
+nanobind::object toNumpy(NDArray A, bool ReadOnly = false);
 
 /// Turns call arguments into NDArrays of the dtypes the function takes.
 /// A NumPy array of the dtype is borrowed (the caller keeps it alive for
@@ -41,8 +41,15 @@ nanobind::object toNumpy(const NDArray &A, bool ReadOnly = false);
 class ArgumentConverter {
 public:
   /// Name says which argument, for errors ("input 'x' (#0) of 'train'").
+  /// Out is reused (NDArray::wrapInto): an argument allocates nothing.
+  void convert(nanobind::handle Value, DType Want, const std::string &Name,
+               NDArray &Out);
   NDArray convert(nanobind::handle Value, DType Want,
-                  const std::string &Name);
+                  const std::string &Name) {
+    NDArray A;
+    convert(Value, Want, Name, A);
+    return A;
+  }
 
 private:
   std::vector<nanobind::object> Converted;
@@ -51,6 +58,8 @@ private:
 /// A NumPy (or DLPack) array of exactly dtype T, or none, without
 /// converting anything: the fast path of argument passing.
 std::optional<NDArray> borrowIfExact(nanobind::handle Value, DType T);
+/// As borrowIfExact, into Out (reused); false if Value is no such array.
+bool borrowInto(nanobind::handle Value, DType T, NDArray &Out);
 
 } // namespace graphjit::python
 

@@ -16,6 +16,7 @@
 #include "graphjit/Function.h"
 #include "graphjit/Printer.h"
 #include "graphjit/ProfileStats.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -108,22 +109,49 @@ static FunctionHandle compileGraph(const GraphHandle &G,
 }
 
 /// The call's arguments by position, then by name.
-static std::vector<NDArray> bindArguments(const FunctionHandle &H,
-                                          nb::args Args, nb::kwargs Kw,
-                                          ArgumentConverter &Conv) {
+using Arguments = std::vector<NDArray>;
+
+/// The arguments of the calls running on this thread, kept for the next
+/// ones (their arrays' storage is reused): a stack, since a Py op's
+/// perform may call another function.
+class ArgumentFrame {
+public:
+  ArgumentFrame() {
+    if (Depth == Frames.size())
+      Frames.push_back(std::make_unique<Arguments>());
+    In = Frames[Depth++].get();
+  }
+  ~ArgumentFrame() { --Depth; }
+  Arguments &arguments() { return *In; }
+
+private:
+  static thread_local std::vector<std::unique_ptr<Arguments>> Frames;
+  static thread_local size_t Depth;
+  Arguments *In;
+};
+thread_local std::vector<std::unique_ptr<Arguments>> ArgumentFrame::Frames;
+thread_local size_t ArgumentFrame::Depth = 0;
+
+static void bindArguments(const FunctionHandle &H, PyObject *Args,
+                          PyObject *Kw, ArgumentConverter &Conv,
+                          Arguments &In) {
   size_t N = H.InputDtypes.size();
-  if (Args.size() > N)
+  size_t NumArgs = size_t(PyTuple_GET_SIZE(Args));
+  if (NumArgs > N)
     throw nb::type_error(("'" + H.Name + "' takes " + std::to_string(N) +
-                          " inputs, got " + std::to_string(Args.size()))
+                          " inputs, got " + std::to_string(NumArgs))
                              .c_str());
-  std::vector<NDArray> In(N);
-  std::vector<bool> Given(N, false);
-  for (size_t I = 0; I < Args.size(); ++I) {
-    In[I] = Conv.convert(Args[I], H.InputDtypes[I], H.ArgumentNames[I]);
+  In.resize(N);
+  llvm::SmallVector<bool, 8> Given(N, false);
+  for (size_t I = 0; I < NumArgs; ++I) {
+    Conv.convert(PyTuple_GET_ITEM(Args, I), H.InputDtypes[I],
+                 H.ArgumentNames[I], In[I]);
     Given[I] = true;
   }
-  for (auto [Key, Value] : Kw) {
-    std::string K = nb::cast<std::string>(Key);
+  PyObject *Key, *Value;
+  Py_ssize_t Pos = 0;
+  while (Kw && PyDict_Next(Kw, &Pos, &Key, &Value)) {
+    std::string K = nb::cast<std::string>(nb::handle(Key));
     auto It = std::find(H.InputNames.begin(), H.InputNames.end(), K);
     if (It == H.InputNames.end())
       throw nb::type_error(("'" + H.Name + "' has no input named '" + K +
@@ -134,7 +162,7 @@ static std::vector<NDArray> bindArguments(const FunctionHandle &H,
       throw nb::type_error(("'" + H.Name + "' got input '" + K +
                             "' twice")
                                .c_str());
-    In[I] = Conv.convert(Value, H.InputDtypes[I], H.ArgumentNames[I]);
+    Conv.convert(Value, H.InputDtypes[I], H.ArgumentNames[I], In[I]);
     Given[I] = true;
   }
   std::string Missing;
@@ -144,13 +172,12 @@ static std::vector<NDArray> bindArguments(const FunctionHandle &H,
   if (!Missing.empty())
     throw nb::type_error(("'" + H.Name + "' is missing input " + Missing)
                              .c_str());
-  return In;
 }
 
 /// A result as NumPy, copied where it shares memory with an argument (the
 /// caller's array, which may die first) or a shared variable (whose
 /// storage must stay the module's own).
-static nb::object resultOf(const FunctionHandle &H, const NDArray &A,
+static nb::object resultOf(const FunctionHandle &H, NDArray &A,
                            llvm::ArrayRef<NDArray> In) {
   for (const NDArray &I : In)
     if (A.sharesBufferWith(I))
@@ -158,14 +185,16 @@ static nb::object resultOf(const FunctionHandle &H, const NDArray &A,
   for (const auto &S : H.Module->sharedVariables())
     if (A.sharesBufferWith(S->Value))
       return toNumpy(A.copy());
-  return toNumpy(A);
+  return toNumpy(std::move(A));
 }
 
-static nb::object callFunction(FunctionHandle &H, nb::args Args,
-                               nb::kwargs Kw) {
+static nb::object callFunction(FunctionHandle &H, PyObject *Args,
+                               PyObject *Kw) {
   dropParkedError();
   ArgumentConverter Conv;
-  std::vector<NDArray> In = bindArguments(H, Args, Kw, Conv);
+  ArgumentFrame Frame;
+  Arguments &In = Frame.arguments();
+  bindArguments(H, Args, Kw, Conv, In);
   std::optional<Expected<std::vector<NDArray>>> Result;
   {
     nb::gil_scoped_release NoGil;
@@ -185,7 +214,7 @@ static nb::object callFunction(FunctionHandle &H, nb::args Args,
   if (Out->size() == 1 && !H.ReturnList)
     return resultOf(H, (*Out)[0], In);
   nb::list L;
-  for (const NDArray &A : *Out)
+  for (NDArray &A : *Out)
     L.append(resultOf(H, A, In));
   return L;
 }
@@ -221,12 +250,39 @@ static nb::list appliesOf(const FunctionHandle &H) {
   return L;
 }
 
+/// Function.__call__ as the type's own call slot: Python calls it with no
+/// method lookup and no argument conversion in between.
+static PyObject *callSlot(PyObject *Self, PyObject *Args, PyObject *Kw) {
+  try {
+    return callFunction(*nb::inst_ptr<FunctionHandle>(Self), Args, Kw)
+        .release()
+        .ptr();
+  } catch (nb::python_error &E) {
+    E.restore();
+  } catch (const nb::builtin_exception &E) {
+    PyObject *Type = PyExc_RuntimeError;
+    switch (E.type()) {
+    case nb::exception_type::type_error: Type = PyExc_TypeError; break;
+    case nb::exception_type::value_error: Type = PyExc_ValueError; break;
+    case nb::exception_type::key_error: Type = PyExc_KeyError; break;
+    default: break;
+    }
+    PyErr_SetString(Type, E.what());
+  } catch (const std::exception &E) {
+    PyErr_SetString(PyExc_RuntimeError, E.what());
+  }
+  return nullptr;
+}
+
+static PyType_Slot FunctionSlots[] = {{Py_tp_call, (void *)callSlot},
+                                      {0, nullptr}};
+
 void graphjit::python::bindFunctions(nb::module_ &M) {
   nb::class_<FunctionHandle>(
       M, "Function",
       "A compiled function: call it with NumPy arrays (by position or by "
-      "input name); it returns its output, or a list of them.")
-      .def("__call__", &callFunction)
+      "input name); it returns its output, or a list of them.",
+      nb::type_slots(FunctionSlots))
       .def_prop_ro("name", [](const FunctionHandle &H) { return H.Name; })
       .def_prop_ro("input_names",
                    [](const FunctionHandle &H) { return H.InputNames; })

@@ -23,6 +23,9 @@ NB_MODULE(_graphjit, M) {
       "type-check, a call whose inputs do not fit, an Apply that failed.",
       PyExc_RuntimeError, nullptr);
   M.attr("GraphjitError") = nb::handle(ErrorType);
+  // Graphs hold Python callables (Py ops) that may hold the graph: such
+  // cycles pass through C++ and live until exit, which is not a leak.
+  nb::set_leak_warnings(false);
   graphjit::python::initNumpy();
   graphjit::python::bindProfiles(M);
   graphjit::python::bindGraphs(M);

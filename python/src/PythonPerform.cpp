@@ -26,10 +26,19 @@ static llvm::Error resultError(const std::string &Message) {
 /// Copies one result into a new array of type T.
 static llvm::Expected<NDArray> resultArray(nb::handle R, const TensorType &T,
                                            unsigned Index) {
-  nb::module_ Np = nb::module_::import_("numpy");
-  nb::object A = Np.attr("asarray")(
-      R, "dtype"_a = dtypeNumpyName(T.Dtype).str(), "order"_a = "C");
+  // Most performs return C-contiguous arrays of the declared dtype: those
+  // are copied as they are; anything else goes through np.asarray first.
+  nb::object A = nb::borrow(R);
   std::optional<NDArray> Got = borrowIfExact(A, T.Dtype);
+  if (!Got || !Got->isContiguous()) {
+    // Kept for the life of the process (never released at exit, after the
+    // interpreter is gone).
+    static nb::handle AsArray =
+        nb::object(nb::module_::import_("numpy").attr("asarray")).release();
+    A = AsArray(R, "dtype"_a = dtypeNumpyName(T.Dtype).str(),
+                "order"_a = "C");
+    Got = borrowIfExact(A, T.Dtype);
+  }
   if (!Got)
     return resultError("returned an output " + std::to_string(Index) +
                        " that is not an array");

@@ -100,6 +100,21 @@ def erf(x):
     return np.array(flat, dtype=np.float64).reshape(x.shape).astype(x.dtype)
 
 
+def by_element(f):
+    """A math-module function over an array, element by element; a value
+    outside its domain (lgamma at 0 and the negative integers) is inf."""
+    def fn(x):
+        def one(v):
+            try:
+                return f(float(v))
+            except ValueError:
+                return math.inf
+        flat = [one(v) for v in x.ravel()]
+        return np.array(flat, dtype=np.float64).reshape(x.shape).astype(
+            x.dtype)
+    return fn
+
+
 def float_fn(f):
     return lambda x: np.asarray(f(x.astype(float_type(x.dtype)))).astype(
         float_type(x.dtype))
@@ -120,9 +135,13 @@ UNARY = {
     "cos": float_fn(np.cos), "floor": float_fn(np.floor),
     "ceil": float_fn(np.ceil), "sign": np.sign, "reciprocal": reciprocal,
     "erf": float_fn(erf), "not": np.logical_not,
+    "erfc": float_fn(by_element(math.erfc)),
+    "gammaln": float_fn(by_element(math.lgamma)),
+    "log2": float_fn(np.log2), "log10": float_fn(np.log10),
 }
 FLOAT_FNS = {"exp", "log", "log1p", "expm1", "sqrt", "sigmoid", "softplus",
-             "tanh", "sin", "cos", "floor", "ceil", "erf", "reciprocal"}
+             "tanh", "sin", "cos", "floor", "ceil", "erf", "reciprocal",
+             "erfc", "gammaln", "log2", "log10"}
 
 
 def true_div(a, b):

@@ -1,0 +1,146 @@
+"""GraphjitLinker: PyTensor's linker contract (JITLinker's one thunk for the
+whole FunctionGraph) over a graphjit function."""
+import re
+
+import numpy as np
+
+from pytensor.link.basic import JITLinker
+from pytensor.link.utils import raise_with_op
+
+from .. import _graphjit
+from .profile import ProfileBridge
+from .translate import Translation
+
+
+class GraphjitLinker(JITLinker):
+    """Compiles the rewritten FunctionGraph with graphjit (c|py: graphjit's
+    JIT code where it has the op, the node's perform elsewhere)."""
+
+    # graphjit has no C code of PyTensor's, and takes PyTensor's nodes as
+    # they are: no C-only ops, no CAReduce{Composite} (graphjit reduces
+    # with one scalar op), and no inplace ops (graphjit's values are
+    # immutable; a Py perform that destroys would get copies anyway).
+    required_rewrites = ("minimum_compile",)
+    incompatible_rewrites = ("cxx_only", "local_careduce_fusion", "inplace",
+                             "scan_save_mem_prealloc",
+                             "scan_reduce_trace_prealloc")
+
+    def __init__(self, *args, opt_level=2, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.opt_level = opt_level
+        self.profile = None
+
+    def clone(self, allow_gc=None):
+        new = super().clone(allow_gc=allow_gc)
+        new.profile = None
+        return new
+
+    def accept(self, fgraph, no_recycling=None, profile=None):
+        linker = super().accept(fgraph, no_recycling, profile)
+        linker.profile = profile
+        linker.opt_level = self.opt_level
+        return linker
+
+    def fgraph_convert(self, fgraph, **kwargs):
+        # The function's name, where PyTensor gave one (its profile's
+        # message), titles graphjit's report.
+        name = getattr(self.profile, "message", None) or "pytensor"
+        return Translation(fgraph, name=str(name))
+
+    def jit_compile(self, translation):
+        # PyTensor has rewritten the graph: graphjit's optimizer would only
+        # blur the one-to-one map from its Applies to PyTensor's nodes.
+        if translation.graph is None:
+            return _Runner(translation, None)
+        kw = {}
+        if self.profile:
+            kw["profile"] = True
+        f = _graphjit.compile(translation.graph, linker="c|py",
+                              optimizer="None", opt_level=self.opt_level,
+                              **kw)
+        f.return_list = True
+        translation.module = translation.graph = None  # f has what it needs
+        return _Runner(translation, f)
+
+    def create_jitable_thunk(self, compute_map, order, input_storage,
+                             output_storage, storage_map):
+        # JITLinker's thunk, but an error names the node it came from (the
+        # line graphjit cites), not the first output's node.
+        runner = self.jit_compile(self.fgraph_convert(self.fgraph))
+        inputs = self.create_thunk_inputs(storage_map)
+        outputs = [storage_map[v] for v in self.fgraph.outputs]
+        fgraph, nodes = self.fgraph, runner.translation.nodes
+
+        def thunk():
+            try:
+                values = runner(*[s[0] for s in inputs])
+            except Exception as e:
+                node = _failed_node(e, nodes)
+                if node is None:
+                    raise
+                raise_with_op(fgraph, node, thunk)
+            for s, v in zip(outputs, values):
+                s[0] = v
+            # The executor takes a returned list as the outputs (JITLinker
+            # returns one only for functions without outputs).
+            return None if outputs else outputs
+
+        thunk.inputs, thunk.outputs, thunk.lazy = inputs, outputs, False
+        out_nodes = [v.owner for v in self.fgraph.outputs if v.owner][:1]
+        return [thunk], out_nodes, runner
+
+    def create_thunk_inputs(self, storage_map):
+        return [storage_map[n] for n in self.fgraph.inputs]
+
+    def make_all(self, input_storage=None, output_storage=None,
+                 storage_map=None):
+        fn, ins, outs, thunks, nodes = super().make_all(
+            input_storage, output_storage, storage_map)
+        runner = fn.jit_fn
+        fn.translation = runner.translation
+        fn.graphjit_function = runner.function
+        if self.profile:
+            ProfileBridge(self.fgraph, runner, self.profile)
+        return fn, ins, outs, thunks, nodes
+
+
+class _Runner:
+    """Calls the graphjit function with PyTensor's input values and gives
+    back one value per FunctionGraph output."""
+
+    def __init__(self, translation, function):
+        self.translation = translation
+        self.function = function
+        t = translation
+        self._args = [(i, t.input_kinds[i] == "scalar") for i in t.gj_inputs]
+        self._cells = [(t.vals[v], k) for k, (v, kind) in
+                       enumerate(zip(t.fgraph.inputs, t.input_kinds))
+                       if kind == "cell"]
+        self._scalar_out = [type(v.type).__name__ == "ScalarType"
+                            for v in t.fgraph.outputs]
+
+    def __call__(self, *values):
+        for cell, k in self._cells:
+            cell.value = values[k]
+        args = [np.asarray(values[i]) if scalar else values[i]
+                for i, scalar in self._args]
+        res = self.function(*args) if self.function is not None else []
+        out = []
+        for (kind, x), scalar in zip(self.translation.outputs,
+                                     self._scalar_out):
+            v = res[x] if kind == "gj" else x.value
+            out.append(v[()] if scalar else v)
+        return out
+
+
+_CITED = re.compile(r"<pytensor>:(\d+)")
+
+
+def _failed_node(exc, nodes):
+    """The PyTensor node graphjit's message cites (file:line is
+    <pytensor>:k+1 for node k)."""
+    text = str(exc) + "\n".join(getattr(exc, "__notes__", []))
+    m = _CITED.search(text)
+    if m and 0 < int(m.group(1)) <= len(nodes):
+        return nodes[int(m.group(1)) - 1]
+    return None

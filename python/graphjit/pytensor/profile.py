@@ -1,0 +1,214 @@
+"""graphjit's per-Apply profile of PyTensor's nodes: copied into PyTensor's
+ProfileStats when its summary() runs (or sync_profile(f) is called), and
+printed as graphjit's report with the rows named as PyTensor prints its
+nodes."""
+import atexit
+import collections
+import json
+import re
+import sys
+import weakref
+
+from ..profile import Profile
+
+_LOC = re.compile(r":(\d+)$")
+_profiled = []  # weak references to the runners of profiled functions
+
+
+def _node_index(apply_row):
+    """The PyTensor node (its toposort index) a graphjit profile row or
+    f.applies() entry stands for, or None."""
+    lines = apply_row.get("lines")
+    if lines is None:
+        m = _LOC.search(apply_row.get("loc", ""))
+        lines = [int(m.group(1))] if m else []
+    return lines[0] - 1 if lines else None
+
+
+def _graphjit_profile(runner):
+    if runner.function is None:
+        return None
+    prof = runner.function.profile
+    return json.loads(prof.to_json()) if prof is not None else None
+
+
+def _gc_dependencies(fgraph):
+    """var -> the variables computed from it (after which it can be freed),
+    as PyTensor's VM gives its profile."""
+    deps = {}
+    for var in fgraph.variables:
+        deps[var] = [o for client, _ in fgraph.clients.get(var, ())
+                     if hasattr(client, "outputs") for o in client.outputs]
+    return deps
+
+
+class ProfileBridge:
+    """Adds graphjit's per-Apply times to PyTensor's ProfileStats. Not after
+    every call (reading graphjit's profile costs more than a small call):
+    when the stats' summary() runs, which is how PyTensor prints them at
+    exit, or when sync_profile(f) asks."""
+
+    def __init__(self, fgraph, runner, stats):
+        self.fgraph = fgraph
+        self.runner = runner
+        self.stats = stats
+        self.seen = collections.defaultdict(lambda: (0.0, 0))
+        self._deps = None
+        _profiled.append(weakref.ref(runner))
+        runner.bridge = self
+        summary = stats.summary
+        bridge = weakref.ref(self)
+
+        def synced_summary(*args, **kwargs):
+            b = bridge()
+            if b is not None:
+                b.update(stats)
+            return summary(*args, **kwargs)
+
+        # An attribute of this ProfileStats only; several functions sharing
+        # it chain their wrappers.
+        stats.summary = synced_summary
+
+    def _dependencies(self):
+        if self._deps is None:
+            self._deps = _gc_dependencies(self.fgraph)
+        return self._deps
+
+    def update(self, stats):
+        data = _graphjit_profile(self.runner)
+        if data is None:
+            return
+        nodes = self.runner.translation.nodes
+        compiled = self.runner.translation.compiled
+        totals = collections.defaultdict(lambda: [0.0, 0])
+        for fn in data["functions"]:
+            for a in fn["applies"]:
+                k = _node_index(a)
+                if k is None or not 0 <= k < len(nodes):
+                    continue
+                tot = totals[k]
+                tot[0] += a["seconds"]
+                tot[1] = max(tot[1], a["calls"])
+                node = nodes[k]
+                if len(a.get("outputs", [])) == len(node.outputs):
+                    for var, o in zip(node.outputs, a["outputs"]):
+                        stats.variable_shape[var] = tuple(o["shape"])
+                        stats.variable_strides[var] = tuple(o["strides"])
+        for k, (secs, calls) in totals.items():
+            node = nodes[k]
+            old_s, old_c = self.seen[k]
+            stats.apply_time[(self.fgraph, node)] += secs - old_s
+            stats.apply_callcount[(self.fgraph, node)] += calls - old_c
+            stats.apply_cimpl[node] = compiled.get(node, False)
+            self.seen[k] = (secs, calls)
+        # What PyTensor's memory profile reads from its VM.
+        stats.node_executed_order = list(nodes)
+        stats.node_cleared_order = []
+        stats.dependencies = self._dependencies()
+        for k, node in enumerate(nodes):  # nodes with no row (folded away)
+            stats.apply_time.setdefault((self.fgraph, node), 0.0)
+            stats.apply_callcount.setdefault((self.fgraph, node), 0)
+            stats.apply_cimpl.setdefault(node, compiled.get(node, False))
+
+
+def sync_profile(f):
+    """Copies graphjit's per-node times into f.profile (PyTensor's
+    ProfileStats) now; summary() does it by itself."""
+    bridge = getattr(_runner_of(f), "bridge", None)
+    if bridge is not None:
+        bridge.update(bridge.stats)
+
+
+def _runner_of(f):
+    """The graphjit runner of a PyTensor Function compiled in GRAPHJIT."""
+    vm = getattr(f, "vm", None) or getattr(f, "fn", None)
+    runner = getattr(vm, "jit_fn", None)
+    if runner is None or not hasattr(runner, "translation"):
+        raise TypeError("%r was not compiled with mode='GRAPHJIT'" % (f,))
+    return runner
+
+
+def coverage(f):
+    """The share of f's nodes run by graphjit's JIT code (C), of their
+    run time (when f is profiled) and the nodes that fall back to Py."""
+    return _coverage(_runner_of(f))
+
+
+def _coverage(runner):
+    t = runner.translation
+    n = len(t.nodes)
+    c = sum(1 for node in t.nodes if t.compiled.get(node))
+    out = {"nodes": n, "c_nodes": c, "applies": n and c / n,
+           "time": None,
+           "py_ops": sorted({str(node.op) for node in t.nodes
+                             if not t.compiled.get(node)})}
+    data = _graphjit_profile(runner)
+    if data is not None:
+        secs = {"C": 0.0, "Py": 0.0}
+        for fn in data["functions"]:
+            for a in fn["applies"]:
+                secs[a["type"]] = secs.get(a["type"], 0.0) + a["seconds"]
+        total = secs["C"] + secs["Py"]
+        out["time"] = secs["C"] / total if total > 0 else None
+    return out
+
+
+def _coverage_line(cov):
+    line = "graphjit coverage: %d of %d nodes in C (%.0f%%)" % (
+        cov["c_nodes"], cov["nodes"], 100 * cov["applies"])
+    if cov["time"] is not None:
+        line += ", %.0f%% of the Apply time" % (100 * cov["time"])
+    if cov["py_ops"]:
+        line += "; Py: " + ", ".join(cov["py_ops"])
+    return line + "\n"
+
+
+def renamed_profile(runner):
+    """graphjit's Profile of the function with PyTensor's node names."""
+    data = _graphjit_profile(runner)
+    if data is None:
+        return None
+    nodes = runner.translation.nodes
+    for fn in data["functions"]:
+        for a in fn["applies"]:
+            k = _node_index(a)
+            if k is None or not 0 <= k < len(nodes):
+                continue
+            node = nodes[k]
+            a["name"] = str(node)
+            a["op"] = str(node.op)
+            a["op_class"] = type(node.op).__name__
+            a["loc"] = "node %d" % k
+    return Profile(data)
+
+
+def _summary(runner, file=None, **options):
+    out = sys.stdout if file is None else file
+    prof = renamed_profile(runner)
+    if prof is None:
+        out.write("graphjit: the function was not profiled (profile=True)\n")
+    else:
+        prof.summary(file=out, **options)
+    out.write(_coverage_line(_coverage(runner)))
+
+
+def summary(f, file=None, **options):
+    """Prints graphjit's Theano-style report of f, a PyTensor Function
+    compiled in GRAPHJIT with profile=True, rows named as PyTensor's nodes,
+    then its C coverage."""
+    _summary(_runner_of(f), file, **options)
+
+
+@atexit.register
+def _print_at_exit():
+    # PYTENSOR_FLAGS=profile=True: graphjit's reports beside PyTensor's.
+    try:
+        from pytensor import config
+        if not config.profile:
+            return
+    except Exception:
+        return
+    for ref in _profiled:
+        runner = ref()
+        if runner is not None:
+            _summary(runner, file=sys.stderr)

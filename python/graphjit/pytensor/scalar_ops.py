@@ -1,0 +1,156 @@
+"""PyTensor's scalar ops as graphjit's: the names of the Elemwise ops, and a
+Composite's inner graph written as a graphjit `composite` expression.
+
+Scalar ops are looked up by class name, which both PyTensor 2.38 and 3.0
+keep, so that neither version's module layout is imported here.
+"""
+import re
+
+import numpy as np
+
+# graphjit's dtypes (spec/graph-format.md); anything else stays in Python.
+DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "float32",
+          "float64"}
+
+# PyTensor scalar op class -> graphjit elemwise op.
+_NAMES = {
+    "Add": "add", "Sub": "sub", "Mul": "mul", "TrueDiv": "true_div",
+    "IntDiv": "int_div", "Mod": "mod", "Pow": "pow", "Neg": "neg",
+    "Abs": "abs", "Exp": "exp", "Log": "log", "Log1p": "log1p",
+    "Expm1": "expm1", "Sqrt": "sqrt", "Sqr": "sqr", "Sigmoid": "sigmoid",
+    "Softplus": "softplus", "Tanh": "tanh", "Sin": "sin", "Cos": "cos",
+    "Floor": "floor", "Ceil": "ceil", "Sign": "sign",
+    "Reciprocal": "reciprocal", "Erf": "erf", "Erfc": "erfc",
+    "GammaLn": "gammaln", "Log2": "log2", "Log10": "log10",
+    "ScalarMaximum": "maximum",
+    "ScalarMinimum": "minimum", "Maximum": "maximum", "Minimum": "minimum", "EQ": "eq", "NEQ": "neq", "LT": "lt",
+    "LE": "le", "GT": "gt", "GE": "ge", "Switch": "switch", "Clip": "clip",
+    "Second": "second",
+}
+# Bitwise in PyTensor, logical in graphjit: the same only on bools.
+_BOOL_ONLY = {"AND": "and", "OR": "or", "Invert": "not"}
+
+# Ops whose integer inputs give a float (NumPy's rule, which graphjit keeps).
+_FLOAT_FNS = {"exp", "log", "log1p", "expm1", "sqrt", "sigmoid", "softplus",
+              "tanh", "sin", "cos", "floor", "ceil", "erf", "erfc", "gammaln",
+              "log2", "log10"}
+_COMPARES = {"eq", "neq", "lt", "le", "gt", "ge", "and", "or", "not"}
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "true_div": "/",
+          "int_div": "//", "mod": "%", "pow": "**", "eq": "==", "neq": "!=",
+          "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def op_name(scalar_op, in_dtypes):
+    """The graphjit op of a scalar op with these input dtypes, or None."""
+    cls = type(scalar_op).__name__
+    if cls in _NAMES:
+        return _NAMES[cls]
+    if cls in _BOOL_ONLY and all(d == "bool" for d in in_dtypes):
+        return _BOOL_ONLY[cls]
+    return None
+
+
+def is_cast(scalar_op):
+    return type(scalar_op).__name__ in ("Cast", "Identity")
+
+
+def natural_dtype(name, in_dtypes):
+    """The dtype graphjit gives `name` on these inputs (NumPy's rules)."""
+    if name in _COMPARES:
+        return "bool"
+    if name == "switch":
+        in_dtypes = in_dtypes[1:]
+    if name == "second":
+        return in_dtypes[1]
+    t = np.result_type(*[np.dtype(d) for d in in_dtypes])
+    if t.kind in "biu" and name in ("true_div", "reciprocal"):
+        t = np.dtype("float64")
+    elif t.kind in "biu" and name in _FLOAT_FNS:
+        # NumPy gives float16 up to 2-byte ints; graphjit's f32 stands in.
+        t = np.dtype("float32" if t.itemsize <= 2 else "float64")
+    if name in ("int_div", "mod", "pow") and t.kind == "b":
+        t = np.dtype("int8")
+    if name == "sqr" and t.kind == "b":
+        t = np.dtype("int8")
+    return t.name
+
+
+# Scalar ops graphjit spells with others: f(x, const(value, dtype)).
+_SPECIAL = {
+    "IsNan": lambda x, const: "(%s != %s)" % (x, x),
+    "IsInf": lambda x, const: "(abs(%s) == %s)" % (x, const(np.inf,
+                                                             "float64")),
+}
+
+
+class Unsupported(Exception):
+    """A node graphjit has no op for: it runs PyTensor's perform."""
+
+
+def composite_exprs(fgraph, constant_input):
+    """A Composite's inner graph as graphjit expressions, one per output,
+    each with the inputs it uses: [(expr, [input index, ...]), ...].
+
+    `constant_input(value, dtype)` returns the index standing for an inner
+    constant (the grammar has no numbers, so they become inputs). graphjit
+    refuses a composite input that is never used, so each expression is
+    numbered over its own inputs. Raises Unsupported for an inner op
+    graphjit lacks.
+    """
+    exprs = _templates(fgraph, constant_input)
+    out = []
+    for e in exprs:
+        used = sorted({int(m) for m in _SLOT.findall(e)})
+        renumber = {k: j for j, k in enumerate(used)}
+        out.append((_SLOT.sub(lambda m: "i%d" % renumber[int(m.group(1))], e),
+                    used))
+    return out
+
+
+_SLOT = re.compile(r"\$(\d+)\$")
+
+
+def _templates(fgraph, constant_input):
+    """The expressions with inputs written $k$."""
+    text = {v: "$%d$" % k for k, v in enumerate(fgraph.inputs)}
+
+    def operand(v):
+        if v in text:
+            return text[v]
+        if v.owner is None:  # an inner constant
+            if v.type.dtype not in DTYPES:
+                raise Unsupported("a %s constant" % v.type.dtype)
+            return "$%d$" % constant_input(np.asarray(v.data, v.type.dtype),
+                                          v.type.dtype)
+        raise Unsupported("unordered inner graph")
+
+    for node in fgraph.toposort():
+        if len(node.outputs) != 1:
+            raise Unsupported(type(node.op).__name__)
+        args = [operand(i) for i in node.inputs]
+        in_dtypes = [i.type.dtype for i in node.inputs]
+        out_dtype = node.outputs[0].type.dtype
+        if out_dtype not in DTYPES:
+            raise Unsupported("a %s result" % out_dtype)
+        special = _SPECIAL.get(type(node.op).__name__)
+        if special is not None:
+            e = special(args[0], lambda v, d: "$%d$" % constant_input(
+                np.asarray(v, d), d))
+        elif is_cast(node.op):
+            e = args[0] if in_dtypes[0] == out_dtype else \
+                "Cast{%s}(%s)" % (out_dtype, args[0])
+        else:
+            name = op_name(node.op, in_dtypes)
+            if name is None:
+                raise Unsupported(type(node.op).__name__)
+            if name in _INFIX:
+                e = "(" + (" %s " % _INFIX[name]).join(args) + ")"
+            elif name == "neg":
+                e = "(-%s)" % args[0]
+            else:
+                e = "%s(%s)" % (name, ", ".join(args))
+            # PyTensor's upcasts differ from NumPy's now and then: say them.
+            if natural_dtype(name, in_dtypes) != out_dtype:
+                e = "Cast{%s}(%s)" % (out_dtype, e)
+        text[node.outputs[0]] = e
+    return [operand(o) for o in fgraph.outputs]

@@ -1,0 +1,281 @@
+"""PyTensor nodes graphjit has ops for: each translator emits graphjit
+Applies (all with the node's line) and returns the node's outputs, or raises
+Unsupported so that the node runs PyTensor's own perform instead.
+
+A translator gets `t` (the Translation: `t.apply(op, inputs, **attrs)`,
+`t.const_value(var)`, `t.constant(value, dtype)`), the node and the graphjit
+values of its inputs.
+"""
+import numpy as np
+
+from .scalar_ops import (DTYPES, Unsupported, composite_exprs, is_cast,
+                         op_name)
+
+_TRANSLATORS = {}
+
+
+def translates(*class_names):
+    def register(fn):
+        for n in class_names:
+            _TRANSLATORS[n] = fn
+        return fn
+    return register
+
+
+def translator_for(op):
+    """The translator of op's class or of its nearest base class."""
+    for cls in type(op).__mro__:
+        fn = _TRANSLATORS.get(cls.__name__)
+        if fn is not None:
+            return fn
+    return None
+
+
+def _int_const(t, var):
+    v = t.const_value(var)  # raises Unsupported when not a constant
+    if np.ndim(v) != 0:
+        raise Unsupported("a non-scalar index")
+    return int(v)
+
+
+@translates("Elemwise")
+def elemwise(t, node, ins):
+    scalar = node.op.scalar_op
+    dtypes = [i.type.dtype for i in node.inputs]
+    if is_cast(scalar):
+        return [t.apply("cast", ins, dtype=t.short(node.outputs[0].dtype))[0]]
+    name = op_name(scalar, dtypes)
+    if name is not None:
+        return t.apply(name, ins)
+    # A Composite, or an op graphjit spells with others (IsNan, IsInf).
+    return _composite(t, node, ins, _inner_fgraph(scalar, dtypes))
+
+
+def _inner_fgraph(scalar, dtypes):
+    """A Composite's graph, or a one-node one for another scalar op (which
+    composite_exprs may spell with graphjit's ops)."""
+    if type(scalar).__name__ == "Composite":
+        return scalar.fgraph
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.scalar import get_scalar_type
+    ins = [get_scalar_type(d)() for d in dtypes]
+    return FunctionGraph(ins, scalar.make_node(*ins).outputs, clone=False)
+
+
+def _composite(t, node, ins, fgraph):
+    consts = []
+
+    def constant_input(value, dtype):
+        consts.append((value, dtype))
+        return len(ins) + len(consts) - 1
+
+    # Everything is checked before anything is emitted: graphjit
+    # refuses a graph with Applies whose results nobody uses.
+    exprs = composite_exprs(fgraph, constant_input)
+    args = ins + [t.constant(v, d) for v, d in consts]
+    outs = []
+    for e, used in exprs:
+        if e == "i0":  # an output that is an input as it is
+            outs.append(args[used[0]])
+        else:
+            outs += t.apply("composite", [args[k] for k in used], expr=e)
+    return outs
+
+
+_REDUCE = {"Add": "sum", "Mul": "prod", "ScalarMaximum": "max",
+           "ScalarMinimum": "min", "Maximum": "max", "Minimum": "min",
+           "AND": "all", "OR": "any"}
+
+
+@translates("CAReduce")
+def careduce(t, node, ins):
+    name = _REDUCE.get(type(node.op.scalar_op).__name__)
+    if name is None or type(node.op).__name__ == "ProdWithoutZeros":
+        raise Unsupported("CAReduce{%s}" % node.op.scalar_op)
+    if name in ("all", "any") and node.inputs[0].dtype != "bool":
+        raise Unsupported("bitwise reduction")
+    ndim = node.inputs[0].type.ndim
+    axis = node.op.axis
+    axis = list(range(ndim)) if axis is None else [int(a) for a in axis]
+    if ndim == 0 or not axis:
+        raise Unsupported("reduction over no axis")
+    return t.apply(name, ins, axis=axis)
+
+
+@translates("Argmax")
+def argmax(t, node, ins):
+    axis = node.op.axis
+    if axis is None or len(axis) != 1:
+        raise Unsupported("argmax over several axes")
+    return t.apply("argmax", ins, axis=[int(axis[0])])
+
+
+@translates("DimShuffle")
+def dimshuffle(t, node, ins):
+    pattern = ["x" if p == "x" else int(p) for p in node.op.new_order]
+    if pattern == list(range(node.inputs[0].type.ndim)):
+        return ins[:1]
+    return t.apply("dimshuffle", ins, pattern=pattern)
+
+
+@translates("Reshape")
+def reshape(t, node, ins):
+    shape = [int(s) for s in np.ravel(t.const_value(node.inputs[1]))]
+    return t.apply("reshape", ins[:1], shape=shape)
+
+
+@translates("Shape_i")
+def shape_i(t, node, ins):
+    return t.apply("shape", ins, axis=int(node.op.i))
+
+
+@translates("Subtensor")
+def subtensor(t, node, ins):
+    from pytensor.tensor.subtensor import get_idx_list
+    steps, drop = [], []
+    for axis, idx in enumerate(get_idx_list(node.inputs, node.op.idx_list)):
+        if isinstance(idx, slice):
+            attrs = {}
+            for k in ("start", "stop", "step"):
+                v = getattr(idx, k)
+                if v is not None:
+                    attrs[k] = v if isinstance(v, int) else _int_const(t, v)
+            if attrs and attrs != {"step": 1}:
+                steps.append(dict(axis=axis, **attrs))
+        else:  # an integer: a slice of one, then the dim dropped
+            i = _int_const(t, idx)
+            if i < 0:
+                raise Unsupported("a negative index")  # stop would be 0
+            steps.append(dict(axis=axis, start=i, stop=i + 1))
+            drop.append(axis)
+    x = ins[0]
+    for attrs in steps:
+        [x] = t.apply("subtensor", [x], **attrs)
+    if drop:
+        keep = [d for d in range(node.inputs[0].type.ndim) if d not in drop]
+        [x] = t.apply("dimshuffle", [x], pattern=keep)
+    return [x]
+
+
+@translates("Dot", "Dot22")
+def dot(t, node, ins):
+    return t.apply("dot", ins)
+
+
+def _gemm(t, c, a, b, alpha, beta):
+    alpha = float(t.const_value(alpha))
+    beta = float(t.const_value(beta))
+    if beta == 0:  # c is PyTensor's AllocEmpty buffer: never read
+        [out] = t.apply("dot", [a, b])
+        if alpha != 1:
+            [out] = t.apply("mul", [out, t.constant(alpha, out.dtype)])
+        return [out]
+    return t.apply("gemm", [c, a, b], alpha=alpha, beta=beta)
+
+
+def _is_const(var):
+    return var.owner is None and getattr(var, "data", None) is not None
+
+
+def unread_buffers(nodes):
+    """AllocEmpty nodes whose buffers only Gemm/Gemv with beta 0 take (as
+    their c): graphjit computes those as dot and never needs them."""
+    out = set()
+    for node in nodes:
+        if type(node.op).__name__ == "AllocEmpty":
+            out.add(node)
+    for node in nodes:
+        for k, var in enumerate(node.inputs):
+            if var.owner not in out:
+                continue
+            fine = (k == 0 and translator_for(node.op) in (gemm, gemv)
+                    and all(_is_const(v) for v in node.inputs[1::3])
+                    and float(node.inputs[4].data) == 0)
+            if not fine:
+                out.discard(var.owner)
+    return out
+
+
+@translates("Gemm")
+def gemm(t, node, ins):
+    z, alpha, x, y, beta = node.inputs
+    return _gemm(t, ins[0], ins[2], ins[3], alpha, beta)
+
+
+@translates("Gemv")
+def gemv(t, node, ins):
+    y, alpha, a, x, beta = node.inputs
+    return _gemm(t, ins[0], ins[2], ins[3], alpha, beta)
+
+
+@translates("Softmax")
+def softmax(t, node, ins):
+    return t.apply("softmax", ins, axis=_axis_attr(node.op.axis))
+
+
+@translates("LogSoftmax")
+def log_softmax(t, node, ins):
+    return t.apply("log_softmax", ins, axis=_axis_attr(node.op.axis))
+
+
+def _axis_attr(axis):
+    if isinstance(axis, (tuple, list)):  # PyTensor 3: a tuple of axes
+        if len(axis) != 1:
+            raise Unsupported("softmax over several axes")
+        axis = axis[0]
+    if axis is None:
+        raise Unsupported("softmax over all axes")
+    return int(axis)
+
+
+@translates("Join")
+def join(t, node, ins):
+    axis = _int_const(t, node.inputs[0])
+    if len(ins) == 2:
+        return ins[1:]
+    return t.apply("concatenate", ins[1:], axis=axis)
+
+
+@translates("Alloc")
+def alloc(t, node, ins):
+    shape = [_int_const(t, s) for s in node.inputs[1:]]
+    return t.apply("alloc", ins[:1], shape=shape)
+
+
+@translates("MakeVector")
+def make_vector(t, node, ins):
+    dtype = node.outputs[0].dtype
+    if not ins:
+        raise Unsupported("an empty vector")
+    parts = []
+    for v in ins:
+        if v.dtype != dtype:
+            [v] = t.apply("cast", [v], dtype=t.short(dtype))
+        parts += t.apply("dimshuffle", [v], pattern=["x"])
+    if len(parts) == 1:
+        return parts
+    return t.apply("concatenate", parts, axis=0)
+
+
+@translates("ScalarFromTensor", "TensorFromScalar")
+def scalar_tensor(t, node, ins):
+    # Both are 0-d arrays here.
+    return ins[:1]
+
+
+def check_dtypes(node):
+    for v in node.outputs:
+        if getattr(v.type, "dtype", None) not in DTYPES:
+            raise Unsupported("a %s output" % getattr(v.type, "dtype", v.type))
+
+
+@translates("Shape")
+def shape(t, node, ins):
+    ndim = node.inputs[0].type.ndim
+    if ndim == 0:
+        raise Unsupported("the shape of a 0-d array")
+    parts = []
+    for axis in range(ndim):
+        [n] = t.apply("shape", ins, axis=axis)
+        parts += t.apply("dimshuffle", [n], pattern=["x"])
+    return parts if ndim == 1 else t.apply("concatenate", parts, axis=0)
