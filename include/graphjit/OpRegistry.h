@@ -52,6 +52,7 @@ private:
 void registerElemwiseOps(OpRegistry &R);
 void registerShapeOps(OpRegistry &R);
 void registerIndexingOps(OpRegistry &R);
+void registerGatherOps(OpRegistry &R);
 void registerReductionOps(OpRegistry &R);
 void registerLinalgOps(OpRegistry &R);
 void registerNNOps(OpRegistry &R);

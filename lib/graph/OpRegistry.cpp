@@ -12,6 +12,7 @@ const OpRegistry &OpRegistry::get() {
     registerElemwiseOps(R);
     registerShapeOps(R);
     registerIndexingOps(R);
+    registerGatherOps(R);
     registerReductionOps(R);
     registerLinalgOps(R);
     registerNNOps(R);

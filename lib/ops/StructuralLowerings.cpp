@@ -6,7 +6,8 @@
 // the shapes and creates the output, then the thunk calls gj_compute, which
 // runs the op's library code (Dot::compute, Gemm::compute: CBLAS for f32 and
 // f64, with transposed operands passed by flag rather than copied; loops for
-// the other dtypes and layouts).
+// the other dtypes and layouts). take and inc_rows (GatherOps.cpp) run
+// their loops the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,5 +46,10 @@ void graphjit::registerStructuralLowerings() {
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
   // gemm (GemmOp.cpp) the same way: BLAS with beta·c in the output.
   registerLowering("Gemm",
+                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  // take and inc_rows (GatherOps.cpp): their gather and scatter loops.
+  registerLowering("AdvancedSubtensor1",
+                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  registerLowering("AdvancedIncSubtensor1",
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
 }

@@ -337,3 +337,20 @@ def test_special_functions_of_pymc_graphs_run_as_c():
                rtol=1e-13, atol=0)
     cov = gjp.coverage(fs[0][0])
     assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
+
+
+def test_indexing_by_an_integer_vector_and_its_gradient_run_as_c():
+    # A group's parameter per observation (a[idx]) and its gradient
+    # (AdvancedIncSubtensor1): graphjit's take and inc_rows.
+    a = pt.dvector("a")
+    idx = pt.lvector("idx")
+    y = (a[idx] ** 2).sum()
+    outs = [a[idx], pt.grad(y, a), pt.set_subtensor(a[idx], 0.0)]
+    fs = both([a, idx], outs)
+    check_same(fs, [(RNG.random(5), np.array([0, 4, 4, -1, 2])),
+                    (RNG.random(3), np.array([], dtype=np.int64))],
+               rtol=1e-14, atol=0)
+    cov = gjp.coverage(fs[0][0])
+    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
+    with pytest.raises(Exception, match="out of bounds"):
+        fs[0][0](np.ones(3), np.array([3]))

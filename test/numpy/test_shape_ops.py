@@ -1,6 +1,6 @@
 """The shape and indexing ops against NumPy 1.24: dimshuffle, transpose,
-reshape, flatten, shape, alloc, zeros_like, ones_like, subtensor and
-concatenate, on every dtype, with empty, size-one and 0-d shapes, symbolic
+reshape, flatten, shape, alloc, zeros_like, ones_like, subtensor,
+concatenate, take and inc_rows (np.add.at), on every dtype, with empty, size-one and 0-d shapes, symbolic
 dims, strided views made inside the graph, and the errors NumPy raises.
 
 Deviations (docs/ops-structural.md): reshape takes -1 as its only negative
@@ -253,5 +253,60 @@ error("concatenate 0-d", "concatenate(x, x)", {"x": np.array(1.0)},
       "zero-dimensional arrays cannot be concatenated")
 error("concatenate axis out of range", "concatenate(x, y, axis=2)",
       {"x": a, "y": b}, "axis 2 is out of bounds for array of dimension 2")
+
+# --- take and inc_rows (indexing by an integer vector) ------------------------
+
+for dt in DTYPES:
+    x = values(dt, (5, 3), seed=7)
+    idx = np.array([4, 0, -1, 2, 2, -5], dtype=np.int64)
+    check("take %s" % dt, "take(x, i)", {"x": x, "i": idx}, x[idx])
+    y = values(dt, (6, 3), seed=8)
+    added = x.copy()
+    if dt == "bool":  # adding bools is a logical or
+        np.logical_or.at(added, idx % 5, y)
+    else:
+        np.add.at(added, idx, y)
+    check("inc_rows %s" % dt, "inc_rows(x, i, y)", {"x": x, "i": idx, "y": y},
+          added)
+    put = x.copy()
+    put[idx] = y  # the last occurrence of an index wins, as in NumPy
+    check("inc_rows set %s" % dt, "inc_rows(x, i, y, set=true)",
+          {"x": x, "i": idx, "y": y}, put)
+v = values("f64", (6,), seed=9)
+for it in ("i8", "i16", "i32", "u8"):
+    i = values(it, (4,), seed=10, lo=0, hi=6)
+    check("take by %s indices" % it, "take(x, i)", {"x": v, "i": i}, v[i])
+    y = values("f64", (4,), seed=11)
+    want = v.copy()
+    np.add.at(want, i, y)
+    check("inc_rows by %s indices" % it, "inc_rows(x, i, y)",
+          {"x": v, "i": i, "y": y}, want)
+x3 = values("f32", (4, 2, 3), seed=12)
+i = np.array([3, 1], dtype=np.int64)
+check("take rank 3", "take(x, i)", {"x": x3, "i": i}, x3[i])
+check("take of a transpose", "take(transpose(x), i)",
+      {"x": values("f64", (3, 4), seed=13), "i": i},
+      values("f64", (3, 4), seed=13).T[i])
+check("take nothing", "take(x, i)", {"x": v, "i": np.zeros(0, np.int64)},
+      v[np.zeros(0, np.int64)])
+y1 = values("f32", (3,), seed=14)
+want = x3.copy()
+np.add.at(want, i, y1)
+check("inc_rows broadcasts y", "inc_rows(x, i, y)", {"x": x3, "i": i, "y": y1},
+      want)
+error("take index out of range", "take(x, i)",
+      {"x": v, "i": np.array([1, 6], np.int64)},
+      "index 6 is out of bounds for axis 0 with size 6")
+error("take negative index out of range", "take(x, i)",
+      {"x": v, "i": np.array([-7], np.int64)},
+      "index -7 is out of bounds for axis 0 with size 6")
+error("take by float indices", "take(x, i)",
+      {"x": v, "i": np.array([1.0])}, "vector of integer indices")
+error("inc_rows y of another shape", "inc_rows(x, i, y)",
+      {"x": x3, "i": i, "y": values("f32", (3, 2), seed=15)},
+      "does not broadcast to x[idx]'s shape")
+error("inc_rows y of another dtype", "inc_rows(x, i, y)",
+      {"x": v, "i": np.array([1], np.int64), "y": values("f32", (1,))},
+      "adds values of x's dtype")
 
 H.main()

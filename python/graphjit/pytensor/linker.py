@@ -70,10 +70,11 @@ class GraphjitLinker(JITLinker):
         inputs = self.create_thunk_inputs(storage_map)
         outputs = [storage_map[v] for v in self.fgraph.outputs]
         fgraph, nodes = self.fgraph, runner.translation.nodes
+        call = runner.call
 
         def thunk():
             try:
-                values = runner(*[s[0] for s in inputs])
+                values = call(*[s[0] for s in inputs])
             except Exception as e:
                 node = _failed_node(e, nodes)
                 if node is None:
@@ -118,8 +119,20 @@ class _Runner:
                        if kind == "cell"]
         self._scalar_out = [type(v.type).__name__ == "ScalarType"
                             for v in t.fgraph.outputs]
+        # The common case, every input and output an array graphjit holds
+        # in the FunctionGraph's order: the call is graphjit's alone.
+        direct = (function is not None and not self._cells
+                  and t.gj_inputs == list(range(len(t.fgraph.inputs)))
+                  and not any(s for _, s in self._args)
+                  and not any(self._scalar_out)
+                  and [o for o in t.outputs] == [("gj", i) for i in
+                                                 range(len(t.outputs))])
+        self.call = function if direct else self._call
 
     def __call__(self, *values):
+        return self.call(*values)
+
+    def _call(self, *values):
         for cell, k in self._cells:
             cell.value = values[k]
         args = [np.asarray(values[i]) if scalar else values[i]

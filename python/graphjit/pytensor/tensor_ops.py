@@ -238,8 +238,31 @@ def join(t, node, ins):
 
 @translates("Alloc")
 def alloc(t, node, ins):
+    like = _shape_source(node.inputs[1:])
+    if like is not None:
+        # v broadcast to the shape of an array the graph has (zeros_like,
+        # as gradients make it): graphjit's second (Theano's fill).
+        [out] = t.apply("second", [t._value(like), ins[0]])
+        if out.dtype != node.outputs[0].dtype:
+            [out] = t.apply("cast", [out],
+                            dtype=t.short(node.outputs[0].dtype))
+        return [out]
     shape = [_int_const(t, s) for s in node.inputs[1:]]
     return t.apply("alloc", ins[:1], shape=shape)
+
+
+def _shape_source(dims):
+    """The array x when dims are exactly Shape_i{0}(x), ..., Shape_i{n-1}(x)
+    for an x of rank n, else None."""
+    owners = [d.owner for d in dims]
+    if not owners or any(o is None or type(o.op).__name__ != "Shape_i"
+                         for o in owners):
+        return None
+    x = owners[0].inputs[0]
+    if x.type.ndim != len(dims) or any(
+            o.inputs[0] is not x or o.op.i != k for k, o in enumerate(owners)):
+        return None
+    return x
 
 
 @translates("MakeVector")
@@ -279,3 +302,23 @@ def shape(t, node, ins):
         [n] = t.apply("shape", ins, axis=axis)
         parts += t.apply("dimshuffle", [n], pattern=["x"])
     return parts if ndim == 1 else t.apply("concatenate", parts, axis=0)
+
+
+@translates("AdvancedSubtensor1")
+def take(t, node, ins):
+    # x[idx] with an integer vector: graphjit's take (its own loop).
+    return t.apply("take", ins)
+
+
+@translates("AdvancedIncSubtensor1")
+def inc_rows(t, node, ins):
+    x, y, idx = node.inputs  # PyTensor's order; graphjit's is (x, idx, y)
+    gy = ins[1]
+    if x.type.dtype != y.type.dtype:
+        # PyTensor casts y to x's dtype (a constant 0.0 may be float32).
+        if not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
+            raise Unsupported("y of %s into x of %s" % (y.type.dtype,
+                                                       x.type.dtype))
+        [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
+    return t.apply("inc_rows", [ins[0], ins[2], gy],
+                   set=bool(node.op.set_instead_of_inc))
