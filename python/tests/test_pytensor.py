@@ -354,3 +354,20 @@ def test_indexing_by_an_integer_vector_and_its_gradient_run_as_c():
     assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
     with pytest.raises(Exception, match="out of bounds"):
         fs[0][0](np.ones(3), np.array([3]))
+
+
+def test_split_set_and_inc_subtensor_softmax_grad_run_as_c():
+    # What PyMC's mixture and simplex transforms make: Split with constant
+    # sizes, x[i] and x[1:] set or incremented, the softmax's gradient.
+    x = pt.vector("x", shape=(4,), dtype="float64")
+    a, b = pt.split(x, [1, 3], n_splits=2)
+    sm = pt.special.softmax(x)
+    outs = [a * 2, b.sum(),
+            pt.set_subtensor(x[0], 5.0), pt.inc_subtensor(x[1:], b),
+            pt.inc_subtensor(x[-1], 1.5),
+            pt.grad((sm * pt.arange(4)).sum(), x)]
+    fs = both([x], outs)
+    check_same(fs, [(RNG.random(4),), (RNG.normal(size=4),)], rtol=1e-13,
+               atol=1e-15)
+    cov = gjp.coverage(fs[0][0])
+    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]

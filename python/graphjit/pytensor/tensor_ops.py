@@ -210,21 +210,24 @@ def gemv(t, node, ins):
 
 @translates("Softmax")
 def softmax(t, node, ins):
-    return t.apply("softmax", ins, axis=_axis_attr(node.op.axis))
+    return t.apply("softmax", ins, axis=_axis_attr(node))
 
 
 @translates("LogSoftmax")
 def log_softmax(t, node, ins):
-    return t.apply("log_softmax", ins, axis=_axis_attr(node.op.axis))
+    return t.apply("log_softmax", ins, axis=_axis_attr(node))
 
 
-def _axis_attr(axis):
+def _axis_attr(node):
+    axis = node.op.axis
     if isinstance(axis, (tuple, list)):  # PyTensor 3: a tuple of axes
         if len(axis) != 1:
             raise Unsupported("softmax over several axes")
         axis = axis[0]
-    if axis is None:
-        raise Unsupported("softmax over all axes")
+    if axis is None:  # all axes: the one axis of a vector
+        if node.inputs[0].type.ndim != 1:
+            raise Unsupported("softmax over all axes of a matrix")
+        axis = 0
     return int(axis)
 
 
@@ -322,3 +325,81 @@ def inc_rows(t, node, ins):
         [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
     return t.apply("inc_rows", [ins[0], ins[2], gy],
                    set=bool(node.op.set_instead_of_inc))
+
+
+@translates("Split")
+def split(t, node, ins):
+    # Pieces along a constant axis with constant sizes: subtensor views.
+    x = node.inputs[0]
+    axis = _int_const(t, node.inputs[1])
+    axis = axis + x.type.ndim if axis < 0 else axis
+    sizes = [int(s) for s in np.asarray(t.const_value(node.inputs[2]))]
+    total = x.type.shape[axis]
+    if total is None or sum(sizes) != total or min(sizes, default=0) < 0:
+        # Only a known dim lets the sizes be checked here; PyTensor's own
+        # perform checks them at run time otherwise.
+        raise Unsupported("split sizes that only the run time can check")
+    outs, start = [], 0
+    for s in sizes:
+        outs += t.apply("subtensor", ins[:1], axis=axis, start=start,
+                        stop=start + s)
+        start += s
+    return outs
+
+
+@translates("IncSubtensor")
+def inc_subtensor(t, node, ins):
+    # x[i] or x[start:stop:step] on the first axis, set or incremented:
+    # inc_rows with the rows as a constant index vector.
+    from pytensor.tensor.subtensor import get_idx_list
+    index = get_idx_list(node.inputs[1:], node.op.idx_list)
+    if len(index) != 1:
+        raise Unsupported("an index of more than the first axis")
+    x, y = node.inputs[0], node.inputs[1]
+    [entry] = index
+    gy = ins[1]
+    if isinstance(entry, slice):
+        n = x.type.shape[0]
+        if n is None:
+            raise Unsupported("a slice of a first dim of unknown size")
+        bounds = [v if v is None or isinstance(v, int) else _int_const(t, v)
+                  for v in (entry.start, entry.stop, entry.step)]
+        rows = np.arange(n)[slice(*bounds)]
+    else:
+        rows = np.array([_int_const(t, entry)])
+        [gy] = t.apply("dimshuffle", [gy],
+                       pattern=["x"] + list(range(y.type.ndim)))
+    if y.type.dtype != x.type.dtype:
+        if not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
+            raise Unsupported("y of %s into x of %s" % (y.type.dtype,
+                                                       x.type.dtype))
+        [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
+    rows = t.constant(rows.astype(np.int64), "int64")
+    return t.apply("inc_rows", [ins[0], rows, gy],
+                   set=bool(node.op.set_instead_of_inc))
+
+
+@translates("SoftmaxGrad")
+def softmax_grad(t, node, ins):
+    # PyTensor's perform: dy*sm - sum(dy*sm, axis, keepdims) * sm.
+    dy, sm = ins
+    axis = node.op.axis
+    [p] = t.apply("mul", [dy, sm])
+    kw = {"keepdims": True}
+    if axis is not None:
+        kw["axis"] = [int(axis)]
+    [s] = t.apply("sum", [p], **kw)
+    [q] = t.apply("mul", [s, sm])
+    return t.apply("sub", [p, q])
+
+
+@translates("AllocEmpty")
+def alloc_empty(t, node, ins):
+    # Its contents are undefined: zeros of the shape will do.
+    dtype = node.outputs[0].dtype
+    zero = t.constant(np.zeros((), dtype), dtype)
+    like = _shape_source(node.inputs)
+    if like is not None:
+        return t.apply("second", [t._value(like), zero])
+    shape = [_int_const(t, s) for s in node.inputs]
+    return t.apply("alloc", [zero], shape=shape)
