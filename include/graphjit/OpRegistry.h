@@ -53,6 +53,7 @@ void registerElemwiseOps(OpRegistry &R);
 void registerShapeOps(OpRegistry &R);
 void registerIndexingOps(OpRegistry &R);
 void registerGatherOps(OpRegistry &R);
+void registerCumulativeOps(OpRegistry &R);
 void registerReductionOps(OpRegistry &R);
 void registerLinalgOps(OpRegistry &R);
 void registerNNOps(OpRegistry &R);

@@ -13,6 +13,7 @@ const OpRegistry &OpRegistry::get() {
     registerShapeOps(R);
     registerIndexingOps(R);
     registerGatherOps(R);
+    registerCumulativeOps(R);
     registerReductionOps(R);
     registerLinalgOps(R);
     registerNNOps(R);

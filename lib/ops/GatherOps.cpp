@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ComputedOp.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -70,9 +71,9 @@ struct RowCopier {
   }
 };
 
-class TakeOp final : public Op {
+class TakeOp final : public ComputedOp {
 public:
-  explicit TakeOp(AttrMap Attrs) : Op("take", std::move(Attrs)) {}
+  explicit TakeOp(AttrMap Attrs) : ComputedOp("take", std::move(Attrs)) {}
 
   std::string name() const override { return "AdvancedSubtensor1"; }
   llvm::StringRef className() const override { return "AdvancedSubtensor1"; }
@@ -83,18 +84,12 @@ public:
       return opError("take needs an array of rank 1 or more, not " +
                      In[0].str());
     if (Error E = checkIndexType(In[1], "take"))
-      return std::move(E);
+      return E;
     std::vector<Dim> Dims = {In[1].Dims[0]};
     Dims.insert(Dims.end(), In[0].Dims.begin() + 1, In[0].Dims.end());
     return std::vector<TensorType>{TensorType(In[0].Dtype, std::move(Dims))};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    return compute(In, Out, Ctx);
-  }
 
   Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
@@ -126,10 +121,10 @@ public:
   }
 };
 
-class IncRowsOp final : public Op {
+class IncRowsOp final : public ComputedOp {
 public:
   IncRowsOp(AttrMap Attrs, bool Set)
-      : Op("inc_rows", std::move(Attrs)), Set(Set) {}
+      : ComputedOp("inc_rows", std::move(Attrs)), Set(Set) {}
 
   std::string name() const override {
     return std::string("AdvancedIncSubtensor1{") + (Set ? "set" : "inc") +
@@ -146,7 +141,7 @@ public:
       return opError("inc_rows needs an array of rank 1 or more, not " +
                      X.str());
     if (Error E = checkIndexType(In[1], "inc_rows"))
-      return std::move(E);
+      return E;
     if (Y.Dtype != X.Dtype)
       return opError("inc_rows adds values of x's dtype: x is " + X.str() +
                      ", y is " + Y.str());
@@ -156,12 +151,6 @@ public:
     return std::vector<TensorType>{X};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    return compute(In, Out, Ctx);
-  }
 
   Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                 const ExecContext &) const override {
@@ -234,14 +223,14 @@ private:
 
 Expected<OpRef> makeTake(const AttrMap &Attrs, unsigned) {
   if (Error E = AttrReader("take", Attrs).checkOnly({}))
-    return std::move(E);
+    return E;
   return std::make_shared<TakeOp>(Attrs);
 }
 
 Expected<OpRef> makeIncRows(const AttrMap &Attrs, unsigned) {
   AttrReader R("inc_rows", Attrs);
   if (Error E = R.checkOnly({"set"}))
-    return std::move(E);
+    return E;
   Expected<bool> Set = R.getBool("set", false);
   if (!Set)
     return Set.takeError();

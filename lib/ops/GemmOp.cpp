@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmOp.h"
+#include "ComputedOp.h"
 #include "ElemwiseOps.h"
 #include "MatrixProduct.h"
 #include "Strided.h"
@@ -167,9 +168,10 @@ void loopAccumulate(const MatView &A, const MatView &B, T *C, T Alpha) {
     }
 }
 
-class GemmOp final : public Op {
+class GemmOp final : public ComputedOp {
 public:
-  GemmOp(AttrMap Attrs, GemmParams P) : Op("gemm", std::move(Attrs)), P(P) {}
+  GemmOp(AttrMap Attrs, GemmParams P)
+      : ComputedOp("gemm", std::move(Attrs)), P(P) {}
 
   /// Every parameter is spelled, since equal names make equal ops.
   std::string name() const override {
@@ -234,12 +236,6 @@ public:
     return std::vector<TensorType>{TensorType(T, std::move(*Dims))};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    return compute(In, Out, Ctx);
-  }
 
   /// Checks dtypes and shapes and creates the output; the JIT then calls
   /// compute() through gj_compute.

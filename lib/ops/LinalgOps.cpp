@@ -12,10 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ComputedOp.h"
 #include "GemmOp.h"
 #include "MatrixProduct.h"
-#include "StructuralUtil.h"
 #include "Strided.h"
+#include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include <cstdint>
 #include <type_traits>
@@ -90,9 +91,9 @@ Error notAligned(const std::string &SA, const std::string &SB, int64_t DA,
                  " (dim " + std::to_string(DA) + ") != " + KB + " (dim 0)");
 }
 
-class DotOp final : public Op {
+class DotOp final : public ComputedOp {
 public:
-  explicit DotOp(AttrMap Attrs) : Op("dot", std::move(Attrs)) {}
+  explicit DotOp(AttrMap Attrs) : ComputedOp("dot", std::move(Attrs)) {}
 
   std::string name() const override { return "Dot"; }
   llvm::StringRef className() const override { return "Dot"; }
@@ -128,12 +129,6 @@ public:
     return std::vector<TensorType>{TensorType(T, std::move(Dims))};
   }
 
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    return compute(In, Out, Ctx);
-  }
 
   /// Checks ranks and the contracted dims and creates the output; the JIT
   /// then calls compute() through gj_compute.

@@ -6,8 +6,8 @@
 // the shapes and creates the output, then the thunk calls gj_compute, which
 // runs the op's library code (Dot::compute, Gemm::compute: CBLAS for f32 and
 // f64, with transposed operands passed by flag rather than copied; loops for
-// the other dtypes and layouts). take and inc_rows (GatherOps.cpp) run
-// their loops the same way.
+// the other dtypes and layouts). take and inc_rows (GatherOps.cpp) and
+// cumsum and cumprod (CumulativeOps.cpp) run their loops the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,5 +51,8 @@ void graphjit::registerStructuralLowerings() {
   registerLowering("AdvancedSubtensor1",
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
   registerLowering("AdvancedIncSubtensor1",
+                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  // cumsum and cumprod (CumulativeOps.cpp) too.
+  registerLowering("CumOp",
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
 }

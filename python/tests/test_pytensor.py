@@ -371,3 +371,15 @@ def test_split_set_and_inc_subtensor_softmax_grad_run_as_c():
                atol=1e-15)
     cov = gjp.coverage(fs[0][0])
     assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
+
+
+def test_cumsum_and_cumprod_run_as_c():
+    x = pt.dmatrix("x")
+    i = pt.ivector("i")
+    outs = [pt.cumsum(x, axis=0), pt.cumprod(x, axis=1), pt.cumsum(x),
+            pt.cumsum(i), pt.grad(pt.cumsum(x, axis=1).sum(), x)]
+    fs = both([x, i], outs)
+    check_same(fs, [(RNG.random((3, 4)), np.array([1, -2, 3], np.int32))],
+               rtol=1e-13, atol=1e-15)
+    cov = gjp.coverage(fs[0][0])
+    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]

@@ -1,6 +1,6 @@
 """The shape and indexing ops against NumPy 1.24: dimshuffle, transpose,
 reshape, flatten, shape, alloc, zeros_like, ones_like, subtensor,
-concatenate, take and inc_rows (np.add.at), on every dtype, with empty, size-one and 0-d shapes, symbolic
+concatenate, take and inc_rows (np.add.at), cumsum and cumprod, on every dtype, with empty, size-one and 0-d shapes, symbolic
 dims, strided views made inside the graph, and the errors NumPy raises.
 
 Deviations (docs/ops-structural.md): reshape takes -1 as its only negative
@@ -308,5 +308,36 @@ error("inc_rows y of another shape", "inc_rows(x, i, y)",
 error("inc_rows y of another dtype", "inc_rows(x, i, y)",
       {"x": v, "i": np.array([1], np.int64), "y": values("f32", (1,))},
       "adds values of x's dtype")
+
+# --- cumsum and cumprod -------------------------------------------------------
+
+def cum_dtype(a):
+    """NumPy's, but i64 for u8 (graphjit has no uint64)."""
+    return a.dtype if a.dtype.kind == "f" else np.int64
+
+
+for dt in DTYPES:
+    m = values(dt, (3, 4), seed=16, lo=-3, hi=4)
+    for axis in (0, 1, -1):
+        check("cumsum axis %d %s" % (axis, dt), "cumsum(x, axis=%d)" % axis,
+              {"x": m}, np.cumsum(m, axis=axis).astype(cum_dtype(m)))
+        check("cumprod axis %d %s" % (axis, dt), "cumprod(x, axis=%d)" % axis,
+              {"x": m}, np.cumprod(m, axis=axis).astype(cum_dtype(m)))
+    check("cumsum flattened %s" % dt, "cumsum(x)", {"x": m},
+          np.cumsum(m).astype(cum_dtype(m)))
+t3 = values("f64", (2, 3, 4), seed=17)
+check("cumsum of a transpose", "cumsum(transpose(x), axis=1)", {"x": t3},
+      np.cumsum(t3.T, axis=1))
+check("cumsum flattened transpose", "cumsum(transpose(x))", {"x": t3},
+      np.cumsum(t3.T))
+check("cumsum empty", "cumsum(x, axis=0)", {"x": values("f32", (0, 2))},
+      np.cumsum(values("f32", (0, 2)), axis=0))
+check("cumsum 0-d flattened", "cumsum(x)", {"x": np.array(2.5)},
+      np.cumsum(np.array(2.5)))
+big = np.array([2**62, 2**62, 2**62], dtype=np.int64)
+check("cumsum wraps as NumPy", "cumsum(x, axis=0)", {"x": big},
+      np.cumsum(big))
+error("cumsum axis out of range", "cumsum(x, axis=2)", {"x": m},
+      "axis 2 is out of bounds for array of dimension 2")
 
 H.main()

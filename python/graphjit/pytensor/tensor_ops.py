@@ -403,3 +403,15 @@ def alloc_empty(t, node, ins):
         return t.apply("second", [t._value(like), zero])
     shape = [_int_const(t, s) for s in node.inputs]
     return t.apply("alloc", [zero], shape=shape)
+
+
+@translates("CumOp")
+def cumop(t, node, ins):
+    # cumsum/cumprod (PyMC's ordered transform); PyTensor keeps x's dtype
+    # where NumPy (and graphjit) accumulate integers in int64.
+    kw = {} if node.op.axis is None else {"axis": int(node.op.axis)}
+    [out] = t.apply("cumsum" if node.op.mode == "add" else "cumprod", ins,
+                    **kw)
+    if out.dtype != node.outputs[0].dtype:
+        [out] = t.apply("cast", [out], dtype=t.short(node.outputs[0].dtype))
+    return [out]
