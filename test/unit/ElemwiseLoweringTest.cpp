@@ -109,7 +109,8 @@ BuildFn eachOp(std::vector<const char *> Names, unsigned Arity) {
 const std::vector<const char *> UnaryOps = {
     "neg", "abs",  "exp", "log",   "log1p", "expm1", "sqrt",
     "sqr", "sigmoid", "softplus", "tanh", "sin",   "cos",
-    "floor", "ceil", "sign", "reciprocal", "erf", "not"};
+    "floor", "ceil", "sign", "reciprocal", "erf", "erfc", "gammaln",
+    "log2", "log10", "not"};
 const std::vector<const char *> BinaryOps = {
     "add", "sub", "mul", "true_div", "int_div", "mod", "maximum", "minimum",
     "eq",  "neq", "lt",  "le",       "gt",      "ge",  "and",     "or"};

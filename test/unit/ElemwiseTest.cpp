@@ -103,7 +103,8 @@ TEST(Elemwise, EveryOpIsRegistered) {
   for (const char *Name :
        {"neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "sqr",
         "sigmoid", "softplus", "tanh", "sin", "cos", "floor", "ceil", "sign",
-        "reciprocal", "erf", "not", "add", "sub", "mul", "true_div",
+        "reciprocal", "erf", "erfc", "gammaln", "log2", "log10", "not",
+        "add", "sub", "mul", "true_div",
         "int_div", "mod", "pow", "maximum", "minimum", "eq", "neq", "lt", "le",
         "gt", "ge", "and", "or", "switch", "clip", "cast", "second"}) {
     const OpSpec *Spec = OpRegistry::get().lookup(Name);
