@@ -4,7 +4,7 @@ own flags; graphjit's per-node profile of PyTensor's nodes is printed at
 exit (with PyTensor's report, which now has graphjit's times):
 
     PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True \\
-        .venv/bin/python -m graphjit.pytensor examples/pytensor_profile.py
+        .venv/bin/python examples/pytensor_profile.py
 
 Without the flags it runs in PyTensor's default mode.
 """

@@ -41,6 +41,6 @@ echo; echo "\$ .venv/bin/python examples/python_profile.py"
 
 # A PyTensor script, unchanged, under graphjit's mode with PyTensor's own
 # flags: graphjit's per-Apply profile of PyTensor's nodes at exit.
-echo; echo "\$ PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True .venv/bin/python -m graphjit.pytensor examples/pytensor_profile.py"
+echo; echo "\$ PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True .venv/bin/python examples/pytensor_profile.py"
 PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True,profiling__n_apply=8,profiling__n_ops=8 \
-  "$root/.venv/bin/python" -m graphjit.pytensor "$ex/pytensor_profile.py" 2>&1
+  "$root/.venv/bin/python" "$ex/pytensor_profile.py" 2>&1

@@ -101,8 +101,11 @@ def intro(meta, plot_rel, profile_rel):
         "link the system OpenBLAS (`%s`), NumPy its wheel's (%s), PyTorch "
         "its own (MKL)." % (v["graphjit"], vs, meta["pytensor_blas"],
                             meta["numpy_blas"]),
-        "- **Backends**: graphjit's command line (`build/utils/graphjit`, "
-        "linker c|py, fast_run rewrites); **PyTensor C VM** = "
+        "- **Backends**: graphjit's Python package, called in the harness's "
+        "process (`graphjit.load(...).function(...)`, linker c|py, fast_run "
+        "rewrites; its command line makes the shared variables' initial "
+        "values, the reference outputs and the saved reports); **PyTensor "
+        "C VM** = "
         "`Mode(linker=\"cvm\", optimizer=\"fast_run\")`, C thunks run by the "
         "C virtual machine, the backend with per-node profiles; **%s** = "
         "`get_default_mode()`, PyTensor's default backend; NumPy and PyTorch "

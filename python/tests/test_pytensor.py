@@ -273,6 +273,32 @@ def test_flags_with_runner(tmp_path):
     assert "graphjit coverage" in p.stdout + p.stderr
 
 
+def test_flags_with_an_unchanged_script(tmp_path):
+    """The seed's usage: PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True python
+    script.py, for a script that knows nothing of graphjit (the installed
+    graphjit-pytensor.pth registers the mode at start-up)."""
+    script = tmp_path / "s.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np, pytensor, pytensor.tensor as pt
+        x = pt.dvector("x")
+        f = pytensor.function([x], pt.exp(x).sum(), name="plain")
+        print(type(f.maker.linker).__name__, f(np.zeros(3)))
+    """))
+    env = dict(os.environ, PYTENSOR_FLAGS="mode=GRAPHJIT,profile=True")
+    p = subprocess.run([sys.executable, str(script)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "GraphjitLinker 3.0" in p.stdout
+    err = p.stdout + p.stderr
+    assert "graphjit coverage" in err and "Message: plain" in err
+    # Without the flag, nothing of graphjit is imported at start-up.
+    env["PYTENSOR_FLAGS"] = ""
+    p = subprocess.run([sys.executable, "-c", "import sys; print("
+                        "'graphjit' in sys.modules)"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "False", p.stderr
+
+
 def test_random_generator_kept_in_python():
     """A random generator (a type graphjit cannot hold) runs as Py, its
     state updated as in PyTensor's own mode."""
