@@ -409,3 +409,22 @@ def test_cumsum_and_cumprod_run_as_c():
                rtol=1e-13, atol=1e-15)
     cov = gjp.coverage(fs[0][0])
     assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
+
+
+def test_sparse_matrices_and_typed_lists_run_as_py():
+    # Types graphjit cannot hold stay in Python; their nodes run their
+    # own perform, and the rest is still graphjit's.
+    sp = pytest.importorskip("scipy.sparse")
+    import pytensor.sparse as ps
+    import pytensor.typed_list as tl
+    x = ps.csr_matrix("x", dtype="float64")
+    y = pt.dvector("y")
+    out = ps.structured_dot(x, y.dimshuffle(0, "x")).sum() + pt.exp(y).sum()
+    fs = both([x, y], [out])
+    m = sp.random(4, 3, density=0.5, format="csr", random_state=0)
+    check_same(fs, [(m, RNG.random(3)), (m * 2, RNG.random(3))])
+    cov = gjp.coverage(fs[0][0])
+    assert "StructuredDot" in cov["py_ops"] and cov["c_nodes"] >= 1
+    lst = tl.TypedListType(pt.dvector)()
+    g = pytensor.function([lst], tl.length(lst) * 2, mode="GRAPHJIT")
+    assert g([np.ones(2), np.ones(3), np.ones(1)]) == 6

@@ -28,8 +28,10 @@ def holds(var):
     dtypes."""
     from pytensor.tensor.type import TensorType
     t = var.type
+    # Sparse matrices are TensorTypes too, but hold SciPy's objects.
+    sparse = any(c.__name__ == "SparseTensorType" for c in type(t).__mro__)
     return (isinstance(t, TensorType) or type(t).__name__ == "ScalarType") \
-        and t.dtype in DTYPES
+        and not sparse and t.dtype in DTYPES
 
 
 def _static_shape(var):
