@@ -29,6 +29,9 @@ private:
 /// Fills A (any dtype, contiguous) with uniform values in [Low, High),
 /// converted to A's dtype.
 void fillUniform(NDArray &A, double Low, double High, Rng &R);
+/// Stores exactly V (converted to A's dtype) in every element: -0.0 stays
+/// -0.0, which fillUniform(A, V, V) would not keep.
+void fillConstant(NDArray &A, double V);
 /// Fills A with normal values of mean Mean and deviation Std.
 void fillNormal(NDArray &A, double Mean, double Std, Rng &R);
 /// What the command line generates for an input it was not given: floats

@@ -54,6 +54,10 @@ void graphjit::fillUniform(NDArray &A, double Low, double High, Rng &R) {
   fill(A, [&] { return Low + (High - Low) * R.uniform(); });
 }
 
+void graphjit::fillConstant(NDArray &A, double V) {
+  fill(A, [V] { return V; });
+}
+
 void graphjit::fillNormal(NDArray &A, double Mean, double Std, Rng &R) {
   fill(A, [&] { return Mean + Std * R.normal(); });
 }

@@ -36,8 +36,8 @@ static llvm::Expected<NDArray> initialValue(const SharedVariable &S,
   Rng R(I.Seed);
   switch (I.K) {
   case SharedInit::Zeros: break;
-  case SharedInit::Ones: fillUniform(*A, 1, 1, R); break;
-  case SharedInit::Number: fillUniform(*A, I.A, I.A, R); break;
+  case SharedInit::Ones: fillConstant(*A, 1); break;
+  case SharedInit::Number: fillConstant(*A, I.A); break;
   case SharedInit::Uniform: fillUniform(*A, I.A, I.B, R); break;
   case SharedInit::Normal: fillNormal(*A, I.A, I.B, R); break;
   case SharedInit::Npy: break;
