@@ -29,9 +29,13 @@ static Error checkLiteralFits(const Variable *L, DType T) {
   std::string Spelling =
       L->literalText().empty() ? V.str() : L->literalText();
   if (isFloat(T)) {
+    // Out of range only when rounding to f32 overflows: values up to half
+    // an ulp above f32's maximum round down to it (NumPy prints that
+    // maximum as 3.4028235e+38, above it in double). The tie rounds to
+    // even, which is up: 2^128 - 2^103 is the first value that overflows.
+    const double F32Overflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
     double D = V.getDouble(0);
-    if (T == DType::F32 && std::isfinite(D) &&
-        std::fabs(D) > std::numeric_limits<float>::max())
+    if (T == DType::F32 && std::isfinite(D) && std::fabs(D) >= F32Overflow)
       return llvm::createStringError("literal " + Spelling +
                                      " is out of range for f32");
     return Error::success();
