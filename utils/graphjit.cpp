@@ -555,9 +555,27 @@ static int run() {
   std::vector<NDArray> Results;
   for (unsigned I = 0; I < Calls; ++I) {
     Expected<std::vector<NDArray>> R = (*Fn)->call(*Inputs, Dims);
-    if (!R)
-      return fail(R.takeError());
-    Results = std::move(*R);
+    if (R) {
+      Results = std::move(*R);
+      continue;
+    }
+    Error E = R.takeError();
+    if (Calls > 1)
+      E = createStringError("call " + Twine(I + 1) + " of " + Twine(Calls) +
+                            " failed: " + toString(std::move(E)));
+    // A long run keeps what it computed: the last good call's outputs and
+    // the shared variables as they stood after it (a failed call updates
+    // none of them).
+    if (!OutputDir.empty()) {
+      if (Error W = writeOutputs(*F, Results))
+        return fail(joinErrors(std::move(E), std::move(W)));
+      errs() << "graphjit: wrote to '" << OutputDir << "' the shared "
+             << "variables as they stood "
+             << (I ? "after call " + std::to_string(I)
+                   : std::string("before the first call"))
+             << (I ? " and that call's outputs" : "") << "\n";
+    }
+    return fail(std::move(E));
   }
   outs() << "function " << F->name() << " (linker " << linkerName(*K)
          << "): " << Calls << (Calls == 1 ? " call" : " calls") << "\n";
