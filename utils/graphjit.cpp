@@ -569,8 +569,8 @@ static int run() {
     if (!OutputDir.empty()) {
       if (Error W = writeOutputs(*F, Results))
         return fail(joinErrors(std::move(E), std::move(W)));
-      errs() << "graphjit: wrote to '" << OutputDir << "' the shared "
-             << "variables as they stood "
+      errs() << "graphjit: -output-dir has the shared variables as they "
+             << "stood "
              << (I ? "after call " + std::to_string(I)
                    : std::string("before the first call"))
              << (I ? " and that call's outputs" : "") << "\n";
