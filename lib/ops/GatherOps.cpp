@@ -165,8 +165,7 @@ public:
     Expected<std::vector<int64_t>> Idx = readIndices(In[1], X.dim(0));
     if (!Idx)
       return Idx.takeError();
-    if (Error E = checkBroadcast(In))
-      return E;
+    // prepare() checked that y broadcasts to x[idx].
     copyConvert(X, Out[0]);
     Shape Picked = pickedShape(In);
     Shape YStrides = broadcastStrides(Y, Picked);

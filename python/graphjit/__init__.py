@@ -16,7 +16,7 @@ import sys
 from . import _graphjit
 from ._graphjit import (Function, Graph, GraphBuilder, GraphjitError,
                         ProfileStats, Variable)
-from .profile import ApplyRow, Profile, diff, merge
+from .profile import ApplyRow, Profile, _write, diff, merge
 
 __all__ = ["load", "loads", "function", "Module", "Function", "Graph",
            "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 # -- ProfileStats: Theano's methods on the native class ----------------------
 def _summary(self, file=None, **options):
     """Prints each function's profile, then their sum (Theano's summary)."""
-    (sys.stdout if file is None else file).write(self.summary_text(**options))
+    _write(self.summary_text(**options), file)
 
 
 def _print_summary(self, **options):
@@ -44,7 +44,7 @@ ProfileStats.print_summary = _print_summary
 ProfileStats.profile = _profile
 
 
-def _profile_keywords(profile, name):
+def _profile_keywords(profile):
     """Theano's profile=True | "name" | ProfileStats as compile keywords."""
     if profile is None or profile is False:
         return {}
@@ -77,7 +77,7 @@ def function(graph, *, profile=None, linker="c|py", optimizer=None,
         optimizer_including=optimizer_including, allow_gc=allow_gc,
         profile_memory=profile_memory, profile_optimizer=profile_optimizer,
         device=device, opt_level=opt_level,
-        **_profile_keywords(profile, getattr(graph, "name", "")))
+        **_profile_keywords(profile))
 
 
 class SharedVariable:

@@ -43,20 +43,6 @@ std::optional<DType> graphjit::python::dtypeOf(nb::dlpack::dtype D) {
   }
 }
 
-nb::dlpack::dtype graphjit::python::dlpackDtypeOf(DType T) {
-  switch (T) {
-  case DType::Bool: return nb::dtype<bool>();
-  case DType::I8: return nb::dtype<int8_t>();
-  case DType::I16: return nb::dtype<int16_t>();
-  case DType::I32: return nb::dtype<int32_t>();
-  case DType::I64: return nb::dtype<int64_t>();
-  case DType::U8: return nb::dtype<uint8_t>();
-  case DType::F32: return nb::dtype<float>();
-  case DType::F64: break;
-  }
-  return nb::dtype<double>();
-}
-
 DType graphjit::python::parseDtypeName(const std::string &Name) {
   if (std::optional<DType> T = parseDType(Name))
     return *T;

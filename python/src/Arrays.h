@@ -22,7 +22,6 @@ namespace graphjit::python {
 /// The graphjit dtype of a DLPack dtype (int8..int64, uint8, float32,
 /// float64, bool), or none.
 std::optional<DType> dtypeOf(nanobind::dlpack::dtype D);
-nanobind::dlpack::dtype dlpackDtypeOf(DType T);
 /// graphjit's dtype of a NumPy dtype's name ("float64"), or of graphjit's
 /// own spelling ("f64"); a TypeError otherwise.
 DType parseDtypeName(const std::string &Name);

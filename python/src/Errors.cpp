@@ -54,9 +54,8 @@ void graphjit::python::raise(llvm::Error E, ErrorKind Kind) {
     }
     throw Err;
   }
-  PyObject *Type = Kind == ErrorKind::Type    ? PyExc_TypeError
-                   : Kind == ErrorKind::Value ? PyExc_ValueError
-                                              : graphjitErrorType();
+  PyObject *Type =
+      Kind == ErrorKind::Value ? PyExc_ValueError : graphjitErrorType();
   PyErr_SetString(Type, Message.c_str());
   throw nb::python_error();
 }

@@ -16,11 +16,11 @@
 namespace graphjit::python {
 
 /// What kind of Python exception an error becomes.
-enum class ErrorKind { Graphjit, Type, Value };
+enum class ErrorKind { Graphjit, Value };
 
 /// Raises E as a Python exception (a C++ exception that nanobind turns
 /// into one): a parked exception of a Py op if there is one, else
-/// graphjit.GraphjitError (or TypeError/ValueError, as Kind says).
+/// graphjit.GraphjitError (or ValueError, as Kind says).
 [[noreturn]] void raise(llvm::Error E, ErrorKind Kind = ErrorKind::Graphjit);
 
 /// Takes the value of E, or raises its error.

@@ -14,7 +14,6 @@
 #include "ProfileHandle.h"
 #include "graphjit/Flags.h"
 #include "graphjit/Function.h"
-#include "graphjit/Printer.h"
 #include "graphjit/ProfileStats.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
@@ -219,16 +218,6 @@ static nb::object callFunction(FunctionHandle &H, PyObject *Args,
   return L;
 }
 
-static std::string printedGraph(const FunctionHandle &H, bool Debug) {
-  std::string S;
-  llvm::raw_string_ostream OS(S);
-  if (Debug)
-    debugPrint(H.Fn->graph(), OS);
-  else
-    printFunction(H.Fn->graph(), OS);
-  return S;
-}
-
 /// The Applies that run, as plain data: for tools that map them back to
 /// what they were made from (the PyTensor linker).
 static nb::list appliesOf(const FunctionHandle &H) {
@@ -324,10 +313,10 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
            "The Applies that run (after the optimizer), in order: id, "
            "name, op, op_class, compiled (C) or not (Py), and the source "
            "lines they stand for.")
-      .def("text", [](const FunctionHandle &H) { return printedGraph(H, false); },
+      .def("text", [](const FunctionHandle &H) { return graphText(H.Fn->graph(), false); },
            "The graph that runs, in the .graph format.")
       .def("debugprint",
-           [](const FunctionHandle &H) { return printedGraph(H, true); });
+           [](const FunctionHandle &H) { return graphText(H.Fn->graph(), true); });
 
   M.def(
       "compile",

@@ -147,7 +147,7 @@ static SourceLoc locAt(const BuilderHandle &B, unsigned Line) {
   return L;
 }
 
-static std::string printed(const FunctionGraph &F, bool Debug) {
+std::string graphjit::python::graphText(const FunctionGraph &F, bool Debug) {
   std::string S;
   llvm::raw_string_ostream OS(S);
   if (Debug)
@@ -265,9 +265,9 @@ static void bindVariablesAndGraphs(nb::module_ &M) {
                    })
       .def_prop_ro("num_applies",
                    [](const GraphHandle &G) { return G.Graph->numApplies(); })
-      .def("text", [](const GraphHandle &G) { return printed(*G.Graph, false); })
+      .def("text", [](const GraphHandle &G) { return graphText(*G.Graph, false); })
       .def("debugprint",
-           [](const GraphHandle &G) { return printed(*G.Graph, true); });
+           [](const GraphHandle &G) { return graphText(*G.Graph, true); });
 }
 
 static void bindBuilder(nb::module_ &M) {

@@ -11,6 +11,7 @@
 #include "graphjit/Builder.h"
 #include "graphjit/Graph.h"
 #include <memory>
+#include <string>
 
 namespace graphjit::python {
 
@@ -33,6 +34,9 @@ struct BuilderHandle {
   std::unique_ptr<FunctionBuilder> Builder;
   FunctionGraph *Finished = nullptr;
 };
+
+/// F as .graph text, or as Theano's debugprint tree when Debug.
+std::string graphText(const FunctionGraph &F, bool Debug);
 
 } // namespace graphjit::python
 

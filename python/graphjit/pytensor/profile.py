@@ -25,6 +25,16 @@ def _node_index(apply_row):
     return lines[0] - 1 if lines else None
 
 
+def _rows_of_nodes(data, nodes):
+    """(row, node index, node) for each graphjit Apply row of profile data
+    that stands for one of PyTensor's nodes."""
+    for fn in data["functions"]:
+        for a in fn["applies"]:
+            k = _node_index(a)
+            if k is not None and 0 <= k < len(nodes):
+                yield a, k, nodes[k]
+
+
 def _graphjit_profile(runner):
     if runner.function is None:
         return None
@@ -81,19 +91,14 @@ class ProfileBridge:
         nodes = self.runner.translation.nodes
         compiled = self.runner.translation.compiled
         totals = collections.defaultdict(lambda: [0.0, 0])
-        for fn in data["functions"]:
-            for a in fn["applies"]:
-                k = _node_index(a)
-                if k is None or not 0 <= k < len(nodes):
-                    continue
-                tot = totals[k]
-                tot[0] += a["seconds"]
-                tot[1] = max(tot[1], a["calls"])
-                node = nodes[k]
-                if len(a.get("outputs", [])) == len(node.outputs):
-                    for var, o in zip(node.outputs, a["outputs"]):
-                        stats.variable_shape[var] = tuple(o["shape"])
-                        stats.variable_strides[var] = tuple(o["strides"])
+        for a, k, node in _rows_of_nodes(data, nodes):
+            tot = totals[k]
+            tot[0] += a["seconds"]
+            tot[1] = max(tot[1], a["calls"])
+            if len(a.get("outputs", [])) == len(node.outputs):
+                for var, o in zip(node.outputs, a["outputs"]):
+                    stats.variable_shape[var] = tuple(o["shape"])
+                    stats.variable_strides[var] = tuple(o["strides"])
         for k, (secs, calls) in totals.items():
             node = nodes[k]
             old_s, old_c = self.seen[k]
@@ -168,17 +173,11 @@ def renamed_profile(runner):
     data = _graphjit_profile(runner)
     if data is None:
         return None
-    nodes = runner.translation.nodes
-    for fn in data["functions"]:
-        for a in fn["applies"]:
-            k = _node_index(a)
-            if k is None or not 0 <= k < len(nodes):
-                continue
-            node = nodes[k]
-            a["name"] = str(node)
-            a["op"] = str(node.op)
-            a["op_class"] = type(node.op).__name__
-            a["loc"] = "node %d" % k
+    for a, k, node in _rows_of_nodes(data, runner.translation.nodes):
+        a["name"] = str(node)
+        a["op"] = str(node.op)
+        a["op_class"] = type(node.op).__name__
+        a["loc"] = "node %d" % k
     return Profile(data)
 
 
