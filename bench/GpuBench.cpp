@@ -25,6 +25,7 @@
 #include "BenchSupport.h"
 #include "gpu/Device.h"
 #include "gpu/DevicePool.h"
+#include "graphjit/Initialize.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
 #include "graphjit/ProfileStats.h"
@@ -228,6 +229,7 @@ static void benchMlp(DeviceKind Kind, int64_t N, int NReps, Results &R) {
 }
 
 int main(int argc, char **argv) {
+  graphjit::initialize();
   llvm::InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(GpuBenchCategory);
   cl::ParseCommandLineOptions(

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Initialize.h"
 #include "graphjit/Builder.h"
 #include "BenchSupport.h"
 #include "graphjit/Function.h"
@@ -176,6 +177,7 @@ static void benchCompileTime() {
 // Arguments name the sections to run (elemwise, train, call, compile);
 // none: all of them.
 int main(int Argc, char **Argv) {
+  graphjit::initialize();
   auto Wanted = [&](llvm::StringRef Section) {
     if (Argc < 2)
       return true;

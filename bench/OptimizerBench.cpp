@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
+#include "graphjit/Initialize.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
@@ -153,6 +154,7 @@ static void benchRewriteTime() {
 }
 
 int main() {
+  graphjit::initialize();
   benchRunTime();
   benchRewriteTime();
   return 0;

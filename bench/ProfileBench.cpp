@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchSupport.h"
+#include "graphjit/Initialize.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
 #include "graphjit/ProfileStats.h"
@@ -102,6 +103,7 @@ static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {
 }
 
 int main() {
+  graphjit::initialize();
   benchChain();
   benchStep("logistic_regression.graph", 400, DType::F64, {400, 784}, {400});
   benchStep("mlp.graph", 128, DType::F32, {128, 784}, {128, 10});

@@ -51,24 +51,42 @@ static double secondsSince(std::chrono::steady_clock::time_point T) {
       .count();
 }
 
-// The runtime's entry points, bound by address: graphjit is not linked
-// with -rdynamic, so the process's symbol table does not have them.
-static Error defineRuntimeSymbols(orc::LLJIT &J) {
+// Entry points of the layers above (the linkers' gj_prepare, gj_perform,
+// ...), registered from the top before the JIT starts.
+static std::mutex RegisteredLock;
+static std::vector<RuntimeSymbol> &registeredSymbols() {
+  static std::vector<RuntimeSymbol> Symbols;
+  return Symbols;
+}
+/// The started JIT, once its symbols are defined (under RegisteredLock).
+static orc::LLJIT *StartedJit = nullptr;
+
+// Entry points bound by address: graphjit is not linked with -rdynamic, so
+// the process's symbol table does not have them.
+static Error defineSymbols(orc::LLJIT &J, ArrayRef<RuntimeSymbol> Group) {
   orc::SymbolMap Symbols;
-  auto Add = [&](StringRef Name, auto *Fn) {
-    Symbols[J.mangleAndIntern(Name)] = {orc::ExecutorAddr::fromPtr(Fn),
-                                        JITSymbolFlags::Exported};
-  };
-  Add("gj_prepare", &gj_prepare);
-  Add("gj_perform", &gj_perform);
-  Add("gj_release", &gj_release);
-  Add("gj_compute", &gj_compute);
-  Add("gj_runtime_abi_version", &gj_runtime_abi_version);
-  for (auto Group : {ProfileRuntime::symbols(), MemoryRuntime::symbols()})
-    for (const RuntimeSymbol &S : Group)
-      Symbols[J.mangleAndIntern(S.Name)] = {
-          orc::ExecutorAddr::fromPtr(S.Address), JITSymbolFlags::Exported};
+  for (const RuntimeSymbol &S : Group)
+    Symbols[J.mangleAndIntern(S.Name)] = {
+        orc::ExecutorAddr::fromPtr(S.Address), JITSymbolFlags::Exported};
   return J.getMainJITDylib().define(orc::absoluteSymbols(std::move(Symbols)));
+}
+
+void JitEngine::registerSymbols(ArrayRef<RuntimeSymbol> Symbols) {
+  std::lock_guard<std::mutex> G(RegisteredLock);
+  llvm::append_range(registeredSymbols(), Symbols);
+  // Registered late (the JIT was used before graphjit::initialize()).
+  if (StartedJit)
+    llvm::cantFail(defineSymbols(*StartedJit, Symbols));
+}
+
+static Error defineRuntimeSymbols(orc::LLJIT &J) {
+  std::lock_guard<std::mutex> G(RegisteredLock);
+  for (auto Group : {ProfileRuntime::symbols(), MemoryRuntime::symbols(),
+                     ArrayRef<RuntimeSymbol>(registeredSymbols())})
+    if (Error E = defineSymbols(J, Group))
+      return E;
+  StartedJit = &J;
+  return Error::success();
 }
 
 Expected<JitEngine &> JitEngine::get() {
@@ -300,12 +318,4 @@ void JitEngine::release(CompiledCode &Code) {
   }
   consumeError(P->J->getExecutionSession().removeJITDylib(*Code.Dylib));
   Code = CompiledCode();
-}
-
-Error graphjit::setCompileCacheDirectory(std::string Dir) {
-  Expected<JitEngine &> Engine = JitEngine::get();
-  if (!Engine)
-    return Engine.takeError();
-  Engine->setCacheDirectory(std::move(Dir));
-  return Error::success();
 }

@@ -13,7 +13,8 @@
 #ifndef GRAPHJIT_JIT_JITENGINE_H
 #define GRAPHJIT_JIT_JITENGINE_H
 
-#include "graphjit/Function.h"
+#include "graphjit/CompileSteps.h"
+#include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
@@ -40,6 +41,12 @@ class JitEngine {
 public:
   /// The process's engine, created on first use.
   static llvm::Expected<JitEngine &> get();
+
+  /// Entry points of higher layers that JIT code calls (the linkers'
+  /// gj_prepare, gj_perform, gj_compute, gj_release), bound by address when
+  /// the engine starts: graphjit::initialize() registers them, so that the
+  /// JIT never links against the layers above it. Call before get().
+  static void registerSymbols(llvm::ArrayRef<RuntimeSymbol> Symbols);
 
   const llvm::DataLayout &dataLayout() const;
   const std::string &triple() const;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/InstrumentApplies.h"
+#include "runtime/RuntimeABI.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Statistic.h"
@@ -21,6 +22,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include <cstddef>
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 
@@ -34,11 +36,27 @@ STATISTIC(NumApplies, "Apply calls instrumented");
 STATISTIC(NumChained, "Apply boundaries that share one clock read");
 STATISTIC(NumHooked, "Calls of the C allocator routed to the memory hooks");
 
-// Must match runtime/RuntimeABI.h; the pass does not include it so that it
-// builds without the runtime.
-static constexpr unsigned ProfileAbiVersion = 3;
-static constexpr int64_t MaxApplies = 1 << 20; // GJ_PROFILE_MAX_APPLIES
+// The runtime's ABI is one header, shared with the runtime and the lowering
+// as LLVM shares InstrProfData.inc; the pass links nothing of the runtime.
+static constexpr unsigned ProfileAbiVersion = GRAPHJIT_RUNTIME_ABI_VERSION;
+static constexpr int64_t MaxApplies = GJ_PROFILE_MAX_APPLIES;
 static constexpr const char *ApplyKind = "graphjit.apply";
+
+// The descriptor is built below as IR structs of natural alignment; these
+// are the C structs they must lay out as.
+static_assert(offsetof(gj_profile_apply, name) == 8 &&
+                  offsetof(gj_profile_apply, kind) == 24 &&
+                  sizeof(gj_profile_apply) == 32,
+              "gj_profile_apply is {i32, ptr, ptr, ptr}");
+static_assert(offsetof(gj_profile_desc, num_counters) == 4 &&
+                  offsetof(gj_profile_desc, function) == 8 &&
+                  offsetof(gj_profile_desc, num_applies) == 16 &&
+                  offsetof(gj_profile_desc, applies) == 24 &&
+                  offsetof(gj_profile_desc, clock) == 32,
+              "gj_profile_desc is {i32, i32, ptr, i32, ptr, i32}");
+static_assert(unsigned(CounterClock::Tsc) == GJ_PROFILE_CLOCK_TSC &&
+                  unsigned(CounterClock::Call) == GJ_PROFILE_CLOCK_CALL,
+              "the pass's clocks are the descriptor's");
 
 namespace {
 

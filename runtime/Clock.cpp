@@ -10,12 +10,8 @@
 #include <ctime>
 #include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if GRAPHJIT_HAVE_TSC
 #include <cpuid.h>
-#include <x86intrin.h>
-#define GRAPHJIT_HAVE_TSC 1
-#else
-#define GRAPHJIT_HAVE_TSC 0
 #endif
 
 using namespace graphjit;
@@ -24,14 +20,6 @@ extern "C" uint64_t gj_profile_now(void) {
   timespec T;
   clock_gettime(CLOCK_MONOTONIC_RAW, &T);
   return uint64_t(T.tv_sec) * 1000000000u + uint64_t(T.tv_nsec);
-}
-
-static uint64_t readTsc() {
-#if GRAPHJIT_HAVE_TSC
-  return __rdtsc();
-#else
-  return 0;
-#endif
 }
 
 bool graphjit::cpuHasInvariantTsc() {

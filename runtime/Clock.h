@@ -12,11 +12,35 @@
 #ifndef GRAPHJIT_RUNTIME_CLOCK_H
 #define GRAPHJIT_RUNTIME_CLOCK_H
 
+#include "runtime/RuntimeABI.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
 #include <string>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define GRAPHJIT_HAVE_TSC 1
+#else
+#define GRAPHJIT_HAVE_TSC 0
+#endif
+
 namespace graphjit {
+
+/// The TSC now (0 where there is none): the one place outside JIT code
+/// that reads it.
+inline uint64_t readTsc() {
+#if GRAPHJIT_HAVE_TSC
+  return __rdtsc();
+#else
+  return 0;
+#endif
+}
+
+/// Ticks of Clock (a gj_profile_desc::clock) now: what instrumented code
+/// reads, read from C++ (the py linker's profiler).
+inline uint64_t readProfileClock(uint32_t Clock) {
+  return Clock == GJ_PROFILE_CLOCK_TSC ? readTsc() : gj_profile_now();
+}
 
 /// One calibration window: the TSC and CLOCK_MONOTONIC_RAW (ns) read
 /// together at its start and at its end.

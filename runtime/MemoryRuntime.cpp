@@ -1,7 +1,7 @@
 //===- MemoryRuntime.cpp - Measured memory of profiled calls --------------===//
 
 #include "runtime/MemoryRuntime.h"
-#include "graph/AllocationObserver.h"
+#include "runtime/AllocationObserver.h"
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>

@@ -9,6 +9,7 @@
 // where, and exit with status 1.
 //
 //===----------------------------------------------------------------------===//
+#include "graphjit/Initialize.h"
 #include "graphjit/Profile.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -150,6 +151,7 @@ static int runDiff() {
 }
 
 int main(int argc, char **argv) {
+  graphjit::initialize();
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(ProfCategory);
   cl::ParseCommandLineOptions(

@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Initialize.h"
 #include "graphjit/Flags.h"
 #include "graphjit/Function.h"
+#include "graphjit/Gpu.h"
 #include "graphjit/ProfileStats.h"
 #include "graphjit/Npy.h"
 #include "graphjit/OpRegistry.h"
@@ -17,8 +19,6 @@
 #include "graphjit/Printer.h"
 #include "graphjit/Random.h"
 #include "graphjit/Rewrite.h"
-#include "gpu/Device.h"
-#include "profile/OptimizerReport.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -608,6 +608,7 @@ static int run() {
 }
 
 int main(int argc, char **argv) {
+  graphjit::initialize();
   cl::HideUnrelatedOptions({&Category, &ProfileCategory});
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -18,8 +18,10 @@
 #ifndef GRAPHJIT_FUNCTION_H
 #define GRAPHJIT_FUNCTION_H
 
+#include "graphjit/CompileSteps.h"
 #include "graphjit/Graph.h"
 #include "graphjit/Rewrite.h"
+#include "graphjit/Schedule.h"
 #include "graphjit/NDArray.h"
 #include "llvm/Support/Error.h"
 #include <atomic>
@@ -41,29 +43,6 @@ enum class LinkerKind { Py, CPy, C };
 /// "py", "c|py" (also "cpy", which needs no quoting in a shell), "c".
 llvm::Expected<LinkerKind> parseLinker(llvm::StringRef Name);
 llvm::StringRef linkerName(LinkerKind K);
-
-/// Where the optional IR and assembly dumps go (empty: not written).
-struct EmitOptions {
-  std::string LLVM;          ///< The module as lowered.
-  std::string LLVMOptimized; ///< After the optimization pipeline.
-  std::string Asm;           ///< The host assembly.
-  /// The GPU kernels as PTX for PtxArch (a function with device Applies;
-  /// written before the device is opened, so also without a GPU).
-  std::string Ptx;
-  std::string PtxArch = "sm_90";
-};
-
-/// Seconds spent in each step of compiling one function.
-struct CompileTimes {
-  double Rewrite = 0;  ///< The graph optimizer, validation included.
-  double Lower = 0;    ///< FunctionGraph -> LLVM IR.
-  double Optimize = 0; ///< The LLVM optimization pipeline.
-  double Codegen = 0;  ///< Machine code generation (an object file).
-  double Link = 0;     ///< JIT linking of the object, cached or not.
-  /// The object came from the compile cache: no optimization, no codegen.
-  bool Cached = false;
-  double total() const { return Rewrite + Lower + Optimize + Codegen + Link; }
-};
 
 struct CompileOptions {
   LinkerKind Linker = LinkerKind::CPy;
@@ -105,17 +84,6 @@ struct CompileOptions {
 /// Applies to functions compiled from then on.
 llvm::Error setCompileCacheDirectory(std::string Dir);
 
-/// The order in which a function's Applies run, and when each variable
-/// dies: the input of the linkers and, later, of the memory profile.
-struct Schedule {
-  std::vector<Apply *> Order;
-  /// For each Variable id, the position in Order after which it is no longer
-  /// needed; -1 for variables that must outlive the call (outputs, update
-  /// values, inputs, constants, shared reads).
-  std::vector<int> LastUse;
-};
-
-Schedule makeSchedule(const FunctionGraph &F);
 
 class Function {
 public:

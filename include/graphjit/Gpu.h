@@ -11,9 +11,18 @@
 #ifndef GRAPHJIT_GPU_H
 #define GRAPHJIT_GPU_H
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include <cstdint>
 
 namespace graphjit {
+
+/// Which device `device=` names.
+enum class DeviceKind { Cpu, Cuda, CudaEmulated };
+
+/// "cpu", "cuda", "cuda-emulated".
+llvm::Expected<DeviceKind> parseDeviceKind(llvm::StringRef Name);
+llvm::StringRef deviceKindName(DeviceKind K);
 
 struct GpuMemoryStats {
   uint64_t Allocated = 0;     ///< Bytes in live device arrays (requested).

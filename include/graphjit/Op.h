@@ -28,7 +28,18 @@ namespace graphjit {
 using DimBindings = llvm::StringMap<int64_t>;
 
 class Apply;
-class GpuProgram;
+struct ExecContext;
+
+/// Runs the Applies placed on a device. The device layer implements it
+/// (lib/gpu/GpuProgram.h); the GPU ops (lib/ops/GpuOps.h) run through it,
+/// so that ops never depend on the device layer.
+class DeviceRunner {
+public:
+  virtual ~DeviceRunner();
+  virtual llvm::Error run(const Apply &N, llvm::ArrayRef<NDArray> In,
+                          std::vector<NDArray> &Out,
+                          const ExecContext &Ctx) = 0;
+};
 
 /// What perform() may need besides its inputs.
 struct ExecContext {
@@ -37,7 +48,7 @@ struct ExecContext {
   const Apply *Node = nullptr;
   /// A function with GPU Applies: its kernels, device and timers
   /// (lib/gpu/GpuProgram.h); null otherwise.
-  GpuProgram *Gpu = nullptr;
+  DeviceRunner *Gpu = nullptr;
 };
 
 /// How an output relates to the inputs' memory (Theano's view_map and

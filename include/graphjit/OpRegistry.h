@@ -2,8 +2,11 @@
 //
 // The table from a graph-format op name ("add", "sum", "dimshuffle") to a
 // factory that makes the Op from its attributes. The parser and the C++
-// builder both go through it, so both accept exactly the same ops. Each op
-// family registers itself from its own file (lib/ops/).
+// builder both go through it, so both accept exactly the same ops. The
+// registry lives in the IR layer and knows no op: graphjit::initialize()
+// (graphjit/Initialize.h), called from the top, registers the standard op
+// families (lib/ops/StandardOps.h), as LLVM's tools call
+// InitializeAllTargets().
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPREGISTRY_H
@@ -31,8 +34,11 @@ struct OpSpec {
 
 class OpRegistry {
 public:
-  /// The registry with every op family registered.
+  /// The process's registry: empty until graphjit::initialize().
   static const OpRegistry &get();
+  /// The same, to add ops to (initialize(), and programs with ops of their
+  /// own); not while another thread reads it.
+  static OpRegistry &process();
 
   void add(OpSpec Spec);
   const OpSpec *lookup(llvm::StringRef Name) const;
@@ -47,16 +53,6 @@ public:
 private:
   llvm::StringMap<OpSpec> Specs;
 };
-
-// Each op family's registration, defined next to the family in lib/ops/.
-void registerElemwiseOps(OpRegistry &R);
-void registerShapeOps(OpRegistry &R);
-void registerIndexingOps(OpRegistry &R);
-void registerGatherOps(OpRegistry &R);
-void registerCumulativeOps(OpRegistry &R);
-void registerReductionOps(OpRegistry &R);
-void registerLinalgOps(OpRegistry &R);
-void registerNNOps(OpRegistry &R);
 
 } // namespace graphjit
 

@@ -422,6 +422,14 @@ void printDiff(llvm::raw_ostream &OS, const ProfileDiff &D,
                llvm::StringRef NameA, llvm::StringRef NameB,
                const SummaryOptions &Opts = {});
 
+namespace profile {
+/// "from f.graph:5,6,7 (fusion, inplace)": the statements a rewritten
+/// Apply stands for (grouped by file, each line once, in increasing order)
+/// and the rewrites that made it. Empty for an Apply as written (no Rewrites,
+/// at most its Loc).
+std::string provenanceText(const ApplyProfile &A);
+} // namespace profile
+
 } // namespace graphjit
 
 #endif

@@ -21,6 +21,7 @@
 #define GRAPHJIT_GPU_DEVICE_H
 
 #include "graphjit/DType.h"
+#include "graphjit/Gpu.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -115,12 +116,6 @@ private:
   std::mutex CallLock;
 };
 
-/// Which device `device=` names.
-enum class DeviceKind { Cpu, Cuda, CudaEmulated };
-
-/// "cpu", "cuda", "cuda-emulated".
-llvm::Expected<DeviceKind> parseDeviceKind(llvm::StringRef Name);
-llvm::StringRef deviceKindName(DeviceKind K);
 
 /// The process's device of kind K (Cuda or CudaEmulated), opened on first
 /// use and kept until exit. Without a usable GPU, Cuda fails with an error

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DevicePool.h"
-#include "GpuOps.h"
+#include "ops/GpuOps.h"
 #include "GpuProgram.h"
 #include "ops/GemmOp.h"
 #include "ops/MatrixProduct.h"

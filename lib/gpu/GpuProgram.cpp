@@ -2,7 +2,7 @@
 
 #include "GpuProgram.h"
 #include "DevicePool.h"
-#include "GpuOps.h"
+#include "ops/GpuOps.h"
 #include "jit/JitEngine.h"
 #include "ops/Strided.h"
 #include "ops/StructuralUtil.h"
@@ -42,15 +42,16 @@ GpuProgram::create(const FunctionGraph &F, Device &D, DevicePool &Pool,
   KernelImage Image;
   if (!Names.empty()) {
     auto Ctx = std::make_unique<llvm::LLVMContext>();
+    Expected<JitEngine &> Engine = JitEngine::get();
+    if (!Engine)
+      return Engine.takeError();
     Expected<std::unique_ptr<llvm::Module>> M = emitKernels(
         P->Plan.Specs, *Ctx,
-        D.isEmulated() ? KernelTarget::Host : KernelTarget::NVPTX);
+        D.isEmulated() ? KernelTarget::Host : KernelTarget::NVPTX,
+        HostTarget{Engine->triple(), &Engine->dataLayout()});
     if (!M)
       return M.takeError();
     if (D.isEmulated()) {
-      Expected<JitEngine &> Engine = JitEngine::get();
-      if (!Engine)
-        return Engine.takeError();
       CompileTimes Ignored;
       Expected<CompiledCode> C =
           Engine->compile(std::move(*M), std::move(Ctx), Names.front(), 2,

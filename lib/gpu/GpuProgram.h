@@ -19,7 +19,7 @@
 #define GRAPHJIT_GPU_GPUPROGRAM_H
 
 #include "Device.h"
-#include "KernelSpec.h"
+#include "codegen/nvptx/KernelSpec.h"
 #include "graphjit/Graph.h"
 #include "jit/JitEngine.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -59,7 +59,7 @@ llvm::Error checkPlacement(const FunctionGraph &F);
 llvm::Expected<std::string> functionPtx(const FunctionGraph &F,
                                         llvm::StringRef Arch);
 
-class GpuProgram {
+class GpuProgram final : public DeviceRunner {
 public:
   /// F's kernels compiled for D and loaded on it. Profile: mark device
   /// time around every GPU Apply.
@@ -69,7 +69,7 @@ public:
 
   /// Runs GPU Apply N (a GpuOp or a transfer).
   llvm::Error run(const Apply &N, llvm::ArrayRef<NDArray> In,
-                  std::vector<NDArray> &Out, const ExecContext &Ctx);
+                  std::vector<NDArray> &Out, const ExecContext &Ctx) override;
   /// Ends a call: waits for the device, then hands each GPU Apply's device
   /// seconds to Sink (when profiling).
   llvm::Error

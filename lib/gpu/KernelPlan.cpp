@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GpuOps.h"
+#include "ops/GpuOps.h"
 #include "GpuProgram.h"
 #include "ops/ElemwiseOps.h"
 #include <algorithm>

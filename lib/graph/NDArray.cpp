@@ -1,7 +1,7 @@
 //===- NDArray.cpp - Strided n-dimensional arrays ------------------------===//
 
 #include "graphjit/NDArray.h"
-#include "AllocationObserver.h"
+#include "runtime/AllocationObserver.h"
 #include "BufferCache.h"
 #include "graphjit/Op.h"
 #include "llvm/Support/Format.h"
@@ -14,10 +14,6 @@
 using namespace graphjit;
 using llvm::Error;
 using llvm::Expected;
-
-thread_local AllocationObserver *graphjit::ThreadAllocationObserver = nullptr;
-
-AllocationObserver::~AllocationObserver() = default;
 
 Buffer::Buffer(size_t Bytes, InitKind Init) : Bytes(Bytes), Owned(true) {
   Data = allocateBufferMemory(Bytes);

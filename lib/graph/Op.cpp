@@ -5,6 +5,7 @@
 using namespace graphjit;
 
 Op::~Op() = default;
+DeviceRunner::~DeviceRunner() = default;
 
 llvm::Error Op::prepare(llvm::ArrayRef<NDArray> Inputs,
                         std::vector<NDArray> &Outputs,

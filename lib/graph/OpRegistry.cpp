@@ -6,21 +6,12 @@
 
 using namespace graphjit;
 
-const OpRegistry &OpRegistry::get() {
-  static const OpRegistry R = [] {
-    OpRegistry R;
-    registerElemwiseOps(R);
-    registerShapeOps(R);
-    registerIndexingOps(R);
-    registerGatherOps(R);
-    registerCumulativeOps(R);
-    registerReductionOps(R);
-    registerLinalgOps(R);
-    registerNNOps(R);
-    return R;
-  }();
+OpRegistry &OpRegistry::process() {
+  static OpRegistry R;
   return R;
 }
+
+const OpRegistry &OpRegistry::get() { return process(); }
 
 void OpRegistry::add(OpSpec Spec) {
   std::string Name = Spec.Name;
@@ -58,6 +49,8 @@ llvm::Expected<OpRef> OpRegistry::make(llvm::StringRef Name,
     }
     if (!Best.empty())
       Msg += "; did you mean '" + Best + "'?";
+    if (Specs.empty())
+      Msg += " (no op is registered: call graphjit::initialize() first)";
     return llvm::createStringError(Msg);
   }
   bool TooFew = NumInputs < S->MinInputs;

@@ -15,7 +15,7 @@
 
 #include "NodeRunner.h"
 #include "graphjit/Function.h"
-#include "runtime/CallFrame.h"
+#include "link/CallFrame.h"
 #include <memory>
 
 namespace graphjit {

@@ -5,15 +5,16 @@
 #include "NodeRunner.h"
 #include "FunctionProfiler.h"
 #include "graphjit/Flags.h"
+#include "graphjit/Initialize.h"
 #include "graphjit/Printer.h"
 #include "graphjit/ProfileStats.h"
 #include "gpu/DevicePool.h"
-#include "gpu/GpuOps.h"
+#include "ops/GpuOps.h"
 #include "gpu/GpuProgram.h"
 #include "jit/JitEngine.h"
-#include "lower/ModuleLowering.h"
-#include "lower/ThunkEmitter.h"
-#include "runtime/CallFrame.h"
+#include "codegen/ModuleLowering.h"
+#include "codegen/ThunkEmitter.h"
+#include "link/CallFrame.h"
 #include "runtime/MemoryRuntime.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -230,6 +231,7 @@ Error Function::jitCompile() {
 
 Expected<std::unique_ptr<Function>>
 Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
+  initialize(); // For programs that build graphs without the registry.
   if (Opts.OptLevel > 3)
     return llvm::createStringError("optimization level " +
                                    llvm::Twine(Opts.OptLevel) +
@@ -495,4 +497,12 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
       Results.back() = Results.back().copy();
   }
   return Results;
+}
+
+llvm::Error graphjit::setCompileCacheDirectory(std::string Dir) {
+  Expected<JitEngine &> Engine = JitEngine::get();
+  if (!Engine)
+    return Engine.takeError();
+  Engine->setCacheDirectory(std::move(Dir));
+  return llvm::Error::success();
 }

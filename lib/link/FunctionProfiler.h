@@ -16,9 +16,9 @@
 
 #include "graphjit/Function.h"
 #include "graphjit/Profile.h"
+#include "runtime/Clock.h"
 #include "runtime/RuntimeABI.h"
 #include <atomic>
-#include <x86intrin.h>
 #include <memory>
 #include <mutex>
 
@@ -53,7 +53,9 @@ public:
   ~FunctionProfiler();
 
   /// The clock's ticks now (the instrumentation's clock).
-  uint64_t now() const { return Tsc ? __rdtsc() : gj_profile_now(); }
+  uint64_t now() const {
+    return readProfileClock(Tsc ? GJ_PROFILE_CLOCK_TSC : GJ_PROFILE_CLOCK_CALL);
+  }
   /// One call ended, started at Start.
   void callEnded(uint64_t Start);
   /// The py linker's loop ran Ticks (the JIT's driver reports its own).

@@ -12,6 +12,7 @@
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 
 using namespace graphjit;
 using llvm::Error;

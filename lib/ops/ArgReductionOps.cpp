@@ -13,6 +13,7 @@
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <cmath>
 #include <type_traits>
 

@@ -14,6 +14,7 @@
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 
 using namespace graphjit;
 using llvm::Error;

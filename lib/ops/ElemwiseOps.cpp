@@ -10,6 +10,7 @@
 
 #include "ElemwiseOps.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <algorithm>
 
 using namespace graphjit;

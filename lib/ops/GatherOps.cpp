@@ -19,6 +19,7 @@
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <cstring>
 
 using namespace graphjit;

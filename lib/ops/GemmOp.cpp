@@ -18,6 +18,7 @@
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <cmath>
 
 using namespace graphjit;

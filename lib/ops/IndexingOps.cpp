@@ -10,6 +10,7 @@
 #include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <optional>
 
 using namespace graphjit;

@@ -12,6 +12,7 @@
 #include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <cmath>
 
 using namespace graphjit;

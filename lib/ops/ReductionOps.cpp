@@ -15,6 +15,7 @@
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
 #include <cmath>
 #include <limits>
 #include <type_traits>

@@ -17,11 +17,6 @@
 namespace graphjit {
 namespace profile {
 
-/// "from f.graph:5,6,7 (fusion, inplace)": the statements a rewritten
-/// Apply stands for (grouped by file, each line once, in increasing order)
-/// and the rewrites that made it. Empty for an Apply as written (no Rewrites,
-/// at most its Loc).
-std::string provenanceText(const ApplyProfile &A);
 
 /// The section, when F's optimizer was recorded and Opts.Optimizer is on.
 void printOptimizerProfile(llvm::raw_ostream &OS, const FunctionProfile &F,

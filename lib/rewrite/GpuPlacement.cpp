@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeRewrite.h"
-#include "gpu/GpuOps.h"
+#include "ops/GpuOps.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;

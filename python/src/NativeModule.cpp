@@ -5,6 +5,7 @@
 // it Theano's keywords and PyTensor's linker.
 //
 //===----------------------------------------------------------------------===//
+#include "graphjit/Initialize.h"
 #include "NativeModule.h"
 #include "Arrays.h"
 
@@ -15,6 +16,7 @@ static PyObject *ErrorType = nullptr;
 PyObject *graphjit::python::graphjitErrorType() { return ErrorType; }
 
 NB_MODULE(_graphjit, M) {
+  graphjit::initialize();
   M.doc() = "graphjit's native module: graphs, JIT-compiled functions, "
             "profiles";
   ErrorType = PyErr_NewExceptionWithDoc(

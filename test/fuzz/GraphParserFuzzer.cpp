@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "graphjit/Initialize.h"
 #include "graphjit/Parser.h"
 #include "graphjit/Printer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -72,6 +73,7 @@ static void checkRejection(llvm::Error E) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  graphjit::initialize();
   llvm::StringRef Text(reinterpret_cast<const char *>(Data), Size);
   auto M = parseGraph(Text, "fuzz.graph");
   if (!M) {

@@ -20,15 +20,15 @@ config.test_exec_root = params.get("graphjit_exec_root", os.path.join(bin_dir, "
 # Longest names first: "%graphjit" is a prefix of the others.
 plugin = params.get("graphjit_plugin", os.path.join(bin_dir, "..", "passes", "GraphjitPasses.so"))
 config.substitutions.append(("%graphjit_plugin", plugin))
-core_lib = params.get("graphjit_core_lib", os.path.join(bin_dir, "..", "lib", "libgraphjit_core.a"))
-config.substitutions.append(("%graphjit_core_lib", core_lib))
+runtime_lib = params.get("graphjit_runtime_lib", os.path.join(bin_dir, "..", "lib", "libgraphjit_runtime.a"))
+config.substitutions.append(("%graphjit_runtime_lib", runtime_lib))
 config.substitutions.append(("%graphjit_src", os.path.join(os.path.dirname(__file__), "..", "..")))
 config.substitutions.append(("%graphjit_prof", os.path.join(bin_dir, "graphjit-prof")))
 config.substitutions.append(("%graphjit", os.path.join(bin_dir, "graphjit")))
 config.substitutions.append(("%opt", os.path.join(llvm_tools, "opt")))
 config.substitutions.append(("%llc", os.path.join(llvm_tools, "llc")))
 config.substitutions.append(("%clangxx", os.path.join(llvm_tools, "clang++")))
-# What a program linked against a sanitized libgraphjit_core needs.
+# What a program linked against a sanitized libgraphjit_runtime needs.
 config.substitutions.append(("%sanitize_flags", params.get("sanitize_flags", "")))
 config.substitutions.append(("%llvm_lib_dir", os.path.join(os.path.dirname(llvm_tools), "lib")))
 config.substitutions.append(("%llvm_include_dir", os.path.join(os.path.dirname(llvm_tools), "include")))

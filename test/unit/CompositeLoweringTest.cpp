@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/ElemwiseLowering.h"
+#include "codegen/ElemwiseLowering.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "ElemwiseTestValues.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/ElemwiseLowering.h"
+#include "codegen/ElemwiseLowering.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "llvm/Support/FileSystem.h"

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "graph/AllocationObserver.h"
+#include "runtime/AllocationObserver.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"

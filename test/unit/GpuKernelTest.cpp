@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gpu/KernelSpec.h"
+#include "codegen/nvptx/KernelSpec.h"
 #include "graphjit/Op.h"
 #include "graphjit/Parser.h"
 #include "jit/JitEngine.h"
@@ -238,9 +238,10 @@ public:
   /// Every kernel JIT-compiled for the host, run, and compared.
   void runOnHost() {
     auto Ctx = std::make_unique<llvm::LLVMContext>();
-    auto M = emitKernels(specs(), *Ctx, KernelTarget::Host);
-    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     JitEngine &J = llvm::cantFail(JitEngine::get());
+    auto M = emitKernels(specs(), *Ctx, KernelTarget::Host,
+                         HostTarget{J.triple(), &J.dataLayout()});
+    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     CompileTimes Times;
     auto Code = J.compile(std::move(*M), std::move(Ctx), Cases[0].Spec.Name, 2,
                           EmitOptions(), Times);
@@ -486,7 +487,9 @@ TEST(GpuKernel, Errors) {
   S.Rank = 1;
   S.Operands = {F64, F64};
   S.SoftmaxParams.Axis = 1;
-  auto R = emitKernels({S}, Ctx, KernelTarget::Host);
+  JitEngine &J = llvm::cantFail(JitEngine::get());
+  auto R = emitKernels({S}, Ctx, KernelTarget::Host,
+                       HostTarget{J.triple(), &J.dataLayout()});
   ASSERT_FALSE(bool(R));
   EXPECT_NE(llvm::toString(R.takeError()).find("gj_gpu_bad"),
             std::string::npos);

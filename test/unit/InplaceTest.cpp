@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/ElemwiseLowering.h"
+#include "codegen/ElemwiseLowering.h"
 #include "ops/ElemwiseOps.h"
 #include "graphjit/Function.h"
 #include "graphjit/OpRegistry.h"

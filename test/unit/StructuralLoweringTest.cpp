@@ -13,7 +13,7 @@
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
-#include "lower/ThunkEmitter.h"
+#include "codegen/ThunkEmitter.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
-#include "ops/ElemwiseLoweringKernel.h"
+#include "codegen/ElemwiseLoweringKernel.h"
 
 using namespace graphjit;
 using namespace llvm;

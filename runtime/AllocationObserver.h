@@ -1,7 +1,8 @@
 //===- AllocationObserver.h - Watching array buffers come and go -*- C++ -*-===//
 //
 // Every array buffer the runtime makes goes through Buffer's constructor and
-// destructor (NDArray.h). While a function runs under profile_memory, the
+// destructor (NDArray.h), which the IR layer builds on this hook. While a
+// function runs under profile_memory, the
 // memory runtime (runtime/MemoryRuntime.h) installs an observer on the
 // calling thread and sees each buffer allocated and freed there. The
 // observer tags the buffers it sees allocated, so that freeing a buffer
@@ -9,8 +10,8 @@
 // counted against the call.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHJIT_GRAPH_ALLOCATIONOBSERVER_H
-#define GRAPHJIT_GRAPH_ALLOCATIONOBSERVER_H
+#ifndef GRAPHJIT_RUNTIME_ALLOCATIONOBSERVER_H
+#define GRAPHJIT_RUNTIME_ALLOCATIONOBSERVER_H
 
 #include <cstddef>
 #include <cstdint>

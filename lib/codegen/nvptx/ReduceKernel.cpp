@@ -16,8 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
-#include "ops/ReduceLoweringKernels.h"
-#include "ops/StructuralLoweringUtil.h"
+#include "codegen/ReduceLoweringKernels.h"
+#include "codegen/StructuralLoweringUtil.h"
 
 using namespace graphjit;
 using namespace llvm;

@@ -13,7 +13,7 @@
 #ifndef GRAPHJIT_OPS_REDUCELOWERINGKERNELS_H
 #define GRAPHJIT_OPS_REDUCELOWERINGKERNELS_H
 
-#include "lower/ThunkEmitter.h"
+#include "codegen/ThunkEmitter.h"
 
 namespace graphjit {
 

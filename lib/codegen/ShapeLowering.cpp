@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "StructuralLoweringInfo.h"
+#include "ops/StructuralLoweringInfo.h"
 #include "StructuralLoweringUtil.h"
 
 using namespace graphjit;

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReduceLoweringKernels.h"
-#include "StructuralLoweringInfo.h"
+#include "ops/StructuralLoweringInfo.h"
 #include "StructuralLoweringUtil.h"
 
 using namespace graphjit;

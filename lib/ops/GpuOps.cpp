@@ -1,7 +1,6 @@
 //===- GpuOps.cpp - GpuOp, the transfers, and what may move --------------===//
 
 #include "GpuOps.h"
-#include "GpuProgram.h"
 #include "ops/ElemwiseOps.h"
 #include "ops/GemmOp.h"
 #include "ops/StructuralLoweringInfo.h"

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
-#include "ops/StructuralLoweringUtil.h"
+#include "codegen/StructuralLoweringUtil.h"
 
 using namespace graphjit;
 using namespace llvm;

@@ -14,6 +14,7 @@
 
 #include "graphjit/Graph.h"
 #include "link/NodeRunner.h"
+#include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include <string>
 #include <vector>
@@ -61,6 +62,10 @@ private:
   const ExecContext *Ctx = nullptr;
   int32_t fail(llvm::Error E);
 };
+
+/// The entry points above, for binding in the JIT (JitEngine::
+/// registerSymbols, called by graphjit::initialize()).
+llvm::ArrayRef<RuntimeSymbol> frameSymbols();
 
 } // namespace graphjit
 

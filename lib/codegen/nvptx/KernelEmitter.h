@@ -15,7 +15,7 @@
 #define GRAPHJIT_GPU_KERNELEMITTER_H
 
 #include "KernelSpec.h"
-#include "lower/ThunkEmitter.h"
+#include "codegen/ThunkEmitter.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Target/TargetMachine.h"
 

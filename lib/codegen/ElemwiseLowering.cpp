@@ -33,8 +33,8 @@
 
 #include "ElemwiseLowering.h"
 #include "ElemwiseLoweringKernel.h"
-#include "ElemwiseOps.h"
-#include "ScalarOps.h"
+#include "ops/ElemwiseOps.h"
+#include "ops/ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
 #include <atomic>

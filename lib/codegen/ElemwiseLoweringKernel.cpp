@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElemwiseLoweringKernel.h"
-#include "ElemwiseOps.h"
+#include "ops/ElemwiseOps.h"
 
 using namespace graphjit;
 using llvm::Value;

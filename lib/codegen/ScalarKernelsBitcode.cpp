@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScalarKernels.h"
+#include "ops/ScalarKernels.h"
 
 using namespace graphjit;
 

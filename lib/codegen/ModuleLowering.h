@@ -12,7 +12,7 @@
 #ifndef GRAPHJIT_LOWER_MODULELOWERING_H
 #define GRAPHJIT_LOWER_MODULELOWERING_H
 
-#include "graphjit/Function.h"
+#include "graphjit/Schedule.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include <memory>

@@ -15,9 +15,9 @@
 #ifndef GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H
 #define GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H
 
-#include "CompositeScalar.h"
-#include "ScalarOps.h"
-#include "lower/ThunkEmitter.h"
+#include "ops/CompositeScalar.h"
+#include "ops/ScalarOps.h"
+#include "codegen/ThunkEmitter.h"
 
 namespace graphjit {
 

@@ -10,7 +10,7 @@
 #ifndef GRAPHJIT_OPS_STRUCTURALLOWERINGUTIL_H
 #define GRAPHJIT_OPS_STRUCTURALLOWERINGUTIL_H
 
-#include "lower/ThunkEmitter.h"
+#include "codegen/ThunkEmitter.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace graphjit {

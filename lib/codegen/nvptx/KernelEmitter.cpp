@@ -13,9 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
-#include "jit/JitEngine.h"
-#include "lower/KernelLibrary.h"
-#include "ops/StructuralLoweringUtil.h"
+#include "codegen/KernelLibrary.h"
+#include "codegen/StructuralLoweringUtil.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -318,7 +317,7 @@ Error SpecEmitter::emit() {
 
 Expected<std::unique_ptr<Module>>
 graphjit::emitKernels(ArrayRef<KernelSpec> Specs, LLVMContext &Ctx,
-                      KernelTarget Target) {
+                      KernelTarget Target, const HostTarget &Host) {
   auto M = std::make_unique<Module>(Target == KernelTarget::NVPTX
                                         ? "graphjit.gpu.kernels"
                                         : "graphjit.gpu.host-kernels",
@@ -332,11 +331,11 @@ graphjit::emitKernels(ArrayRef<KernelSpec> Specs, LLVMContext &Ctx,
     M->setTargetTriple((*TM)->getTargetTriple().str());
     M->setDataLayout((*TM)->createDataLayout());
   } else {
-    Expected<JitEngine &> Engine = JitEngine::get();
-    if (!Engine)
-      return Engine.takeError();
-    M->setTargetTriple(Engine->triple());
-    M->setDataLayout(Engine->dataLayout());
+    if (!Host.Layout)
+      return createStringError(
+          "kernels for the host need the host JIT's triple and data layout");
+    M->setTargetTriple(Host.Triple);
+    M->setDataLayout(*Host.Layout);
   }
   KernelLibrary Lib(*M);
   for (const KernelSpec &S : Specs)

@@ -82,13 +82,21 @@ inline unsigned kernelArgCount(const KernelSpec &S) {
 
 enum class KernelTarget { NVPTX, Host };
 
+/// The host JIT's target (jit/JitEngine.h), which kernels compiled for the
+/// host (the emulated device) must match; the caller supplies it, so that
+/// codegen never depends on the JIT.
+struct HostTarget {
+  std::string Triple;
+  const llvm::DataLayout *Layout = nullptr;
+};
+
 /// A module for Target holding one entry point per spec (and whatever they
 /// call: the scalar kernels, linked and internal). For Host, the module
-/// has the host JIT's triple and data layout (JitEngine); for NVPTX,
+/// has Host's triple and data layout (required); for NVPTX,
 /// nvptx64-nvidia-cuda. Errors name the spec that could not be emitted.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 emitKernels(llvm::ArrayRef<KernelSpec> Specs, llvm::LLVMContext &Ctx,
-            KernelTarget Target);
+            KernelTarget Target, const HostTarget &Host = {});
 
 /// NVPTX only: links libdevice's math into M (only what it calls), runs
 /// the O2 pipeline of the NVPTX target machine for Arch ("sm_80",

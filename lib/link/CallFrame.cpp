@@ -1,6 +1,6 @@
 //===- CallFrame.cpp - The runtime's side of one JIT call ----------------===//
 
-#include "runtime/CallFrame.h"
+#include "link/CallFrame.h"
 #include "link/FunctionProfiler.h"
 #include <cstring>
 
@@ -89,4 +89,16 @@ int32_t gj_compute(gj_frame *F, int32_t Node) {
 void gj_release(gj_frame *F, int32_t Var) { CallFrame::of(F).release(Var); }
 
 int32_t gj_runtime_abi_version(void) { return GRAPHJIT_RUNTIME_ABI_VERSION; }
+}
+
+llvm::ArrayRef<RuntimeSymbol> graphjit::frameSymbols() {
+  static const RuntimeSymbol Symbols[] = {
+      {"gj_prepare", reinterpret_cast<void *>(&gj_prepare)},
+      {"gj_perform", reinterpret_cast<void *>(&gj_perform)},
+      {"gj_release", reinterpret_cast<void *>(&gj_release)},
+      {"gj_compute", reinterpret_cast<void *>(&gj_compute)},
+      {"gj_runtime_abi_version",
+       reinterpret_cast<void *>(&gj_runtime_abi_version)},
+  };
+  return Symbols;
 }

@@ -1,6 +1,6 @@
 //===- Schedule.cpp - Execution order and last uses ----------------------===//
 
-#include "graphjit/Function.h"
+#include "graphjit/Schedule.h"
 
 using namespace graphjit;
 
