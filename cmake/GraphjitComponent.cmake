@@ -58,6 +58,12 @@ function(graphjit_component name)
   target_link_libraries(${target} ${scope} ${dep_targets})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
   add_library(graphjit::${name} ALIAS ${target})
+  install(TARGETS ${target} EXPORT graphjitTargets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  foreach(h ${C_PUBLIC_HEADERS})
+    install(FILES ${CMAKE_SOURCE_DIR}/include/graphjit/${h}
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/graphjit)
+  endforeach()
 
   set_property(GLOBAL APPEND PROPERTY GRAPHJIT_COMPONENTS ${name})
   set_property(GLOBAL PROPERTY GRAPHJIT_COMPONENT_${name}_DIRS ${C_DIRS})

@@ -2,8 +2,6 @@
 
 #include "JitEngine.h"
 #include "CompileCache.h"
-#include "passes/InstrumentApplies.h"
-#include "runtime/Clock.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
@@ -22,7 +20,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include <atomic>
-#include <chrono>
 #include <mutex>
 
 using namespace graphjit;
@@ -45,11 +42,6 @@ JitEngine::~JitEngine() = default;
 const DataLayout &JitEngine::dataLayout() const { return P->DL; }
 const std::string &JitEngine::triple() const { return P->Triple; }
 StringRef JitEngine::cpuName() const { return P->Cpu; }
-
-static double secondsSince(std::chrono::steady_clock::time_point T) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
-      .count();
-}
 
 // Entry points of the layers above (the linkers' gj_prepare, gj_perform,
 // ...), registered from the top before the JIT starts.
@@ -128,15 +120,6 @@ Expected<JitEngine &> JitEngine::get() {
   return *Engine;
 }
 
-static Error writeText(StringRef Path, function_ref<void(raw_ostream &)> Fn) {
-  std::error_code EC;
-  raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
-  if (EC)
-    return createStringError("cannot write '" + Path + "': " + EC.message());
-  Fn(OS);
-  return Error::success();
-}
-
 static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
@@ -163,128 +146,125 @@ static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
 // cached objects compiled the old way are not used.
 static constexpr unsigned PipelineVersion = 1;
 
+void JitEngine::setTarget(Module &M) const {
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration()) {
+      F.addFnAttr("target-cpu", P->Cpu);
+      F.addFnAttr("target-features", P->TM->getTargetFeatureString());
+    }
+}
+
+std::string JitEngine::cacheKey(const Module &M, unsigned OptLevel) const {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  if (!P->Cache.enabled())
+    return "";
+  return CompileCache::key(
+      M, (Twine("O") + Twine(OptLevel) + " " + P->Triple + " " + P->Cpu + " " +
+          P->TM->getTargetFeatureString() + " LLVM " + LLVM_VERSION_STRING +
+          " pipeline " + Twine(PipelineVersion))
+             .str());
+}
+
+std::unique_ptr<MemoryBuffer> JitEngine::cachedObject(StringRef Key) const {
+  if (Key.empty())
+    return nullptr;
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  return P->Cache.lookup(Key.str());
+}
+
+void JitEngine::dropCachedObject(StringRef Key) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  P->Cache.remove(Key.str());
+}
+
+void JitEngine::optimize(Module &M, unsigned OptLevel) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  ::optimize(M, *P->TM, OptLevel);
+}
+
+Error JitEngine::writeAssembly(const Module &M, StringRef Path) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
+  if (EC)
+    return createStringError("cannot write '" + Path + "': " + EC.message());
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  legacy::PassManager PM;
+  if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
+                                 CodeGenFileType::AssemblyFile))
+    return createStringError("the target cannot emit assembly");
+  // Code generation rewrites the IR it runs on: give it a copy.
+  std::unique_ptr<Module> Copy = CloneModule(M);
+  PM.run(*Copy);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> JitEngine::codegen(Module &M,
+                                                           StringRef Key) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  orc::SimpleCompiler Compiler(*P->TM);
+  auto Obj = Compiler(M);
+  if (!Obj)
+    return Obj.takeError();
+  if (!Key.empty())
+    if (Error E = P->Cache.store(Key.str(), **Obj))
+      errs() << "graphjit: warning: " << toString(std::move(E)) << "\n";
+  return std::move(*Obj);
+}
+
+Expected<CompiledCode> JitEngine::link(std::unique_ptr<MemoryBuffer> Object,
+                                       StringRef Entry, bool Profiled) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  auto &ES = P->J->getExecutionSession();
+  auto JD = ES.createJITDylib("graphjit.fn" + std::to_string(P->Counter++));
+  if (!JD)
+    return JD.takeError();
+  JD->addToLinkOrder(P->J->getMainJITDylib());
+  if (Error E = P->J->addObjectFile(*JD, std::move(Object))) {
+    consumeError(ES.removeJITDylib(*JD));
+    return E;
+  }
+  auto Sym = P->J->lookup(*JD, Entry);
+  if (!Sym) {
+    consumeError(ES.removeJITDylib(*JD));
+    return Sym.takeError();
+  }
+  CompiledCode Code{Sym->toPtr<void *>(), &*JD, nullptr};
+  if (Profiled) {
+    auto Desc = P->J->lookup(*JD, (Entry + GJ_PROFILE_DESC_SUFFIX).str());
+    if (!Desc) {
+      consumeError(ES.removeJITDylib(*JD));
+      return Desc.takeError();
+    }
+    Code.Profile = Desc->toPtr<const gj_profile_desc *>();
+  }
+  return Code;
+}
+
 Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
                                           std::unique_ptr<LLVMContext> Ctx,
-                                          StringRef Entry, unsigned OptLevel,
-                                          const EmitOptions &Emit,
-                                          CompileTimes &Times, bool Profile,
-                                          bool ProfileMemory) {
+                                          StringRef Entry, unsigned OptLevel) {
   // The module must be destroyed before its context, whatever the order
   // in which the caller destroys the arguments.
   auto FreeModule = make_scope_exit([&] {
     M.reset();
     Ctx.reset();
   });
-  std::lock_guard<std::mutex> Guard(P->Lock);
-  if (!Emit.LLVM.empty())
-    if (Error E = writeText(Emit.LLVM, [&](raw_ostream &OS) { M->print(OS, nullptr); }))
-      return E;
-
-  auto Start = std::chrono::steady_clock::now();
-  if (Profile) {
-    InstrumentAppliesOptions IO;
-    IO.Clock = ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC
-                   ? CounterClock::Tsc
-                   : CounterClock::Call;
-    IO.Memory = ProfileMemory;
-    Expected<InstrumentAppliesResult> R = instrumentApplies(*M, IO);
-    if (!R)
-      return R.takeError();
-  }
-  for (llvm::Function &F : *M)
-    if (!F.isDeclaration()) {
-      F.addFnAttr("target-cpu", P->Cpu);
-      F.addFnAttr("target-features", P->TM->getTargetFeatureString());
-    }
-
-  // The dumps of the optimized module and of the assembly need the real
-  // pipeline to run: they bypass the cache.
-  bool UseCache = P->Cache.enabled() && Emit.LLVMOptimized.empty() &&
-                  Emit.Asm.empty();
-  std::string Key;
-  std::unique_ptr<MemoryBuffer> Object;
-  if (UseCache) {
-    Key = CompileCache::key(
-        *M, (Twine("O") + Twine(OptLevel) + " " + P->Triple + " " + P->Cpu +
-             " " + P->TM->getTargetFeatureString() + " LLVM " +
-             LLVM_VERSION_STRING + " pipeline " + Twine(PipelineVersion))
-                .str());
-    Object = P->Cache.lookup(Key);
-  }
-
-  auto Link = [&](std::unique_ptr<MemoryBuffer> Obj) -> Expected<CompiledCode> {
-    auto LinkStart = std::chrono::steady_clock::now();
-    auto &ES = P->J->getExecutionSession();
-    auto JD = ES.createJITDylib("graphjit.fn" + std::to_string(P->Counter++));
-    if (!JD)
-      return JD.takeError();
-    JD->addToLinkOrder(P->J->getMainJITDylib());
-    if (Error E = P->J->addObjectFile(*JD, std::move(Obj))) {
-      consumeError(ES.removeJITDylib(*JD));
-      return E;
-    }
-    auto Sym = P->J->lookup(*JD, Entry);
-    if (!Sym) {
-      consumeError(ES.removeJITDylib(*JD));
-      return Sym.takeError();
-    }
-    CompiledCode Code{Sym->toPtr<void *>(), &*JD, nullptr};
-    if (Profile) {
-      auto Desc = P->J->lookup(*JD, profileDescriptorName(Entry));
-      if (!Desc) {
-        consumeError(ES.removeJITDylib(*JD));
-        return Desc.takeError();
-      }
-      Code.Profile = Desc->toPtr<const gj_profile_desc *>();
-    }
-    Times.Link = secondsSince(LinkStart);
-    return Code;
-  };
-
-  if (Object) {
-    Expected<CompiledCode> Code = Link(std::move(Object));
-    if (Code) {
-      Times.Cached = true;
+  setTarget(*M);
+  std::string Key = cacheKey(*M, OptLevel);
+  if (std::unique_ptr<MemoryBuffer> Object = cachedObject(Key)) {
+    Expected<CompiledCode> Code = link(std::move(Object), Entry, false);
+    if (Code)
       return Code;
-    }
     // An entry that does not link (another LLVM wrote it, say): compile
     // afresh and replace it.
     consumeError(Code.takeError());
-    P->Cache.remove(Key);
+    dropCachedObject(Key);
   }
-
-  optimize(*M, *P->TM, OptLevel);
-  Times.Optimize = secondsSince(Start);
-
-  if (!Emit.LLVMOptimized.empty())
-    if (Error E = writeText(Emit.LLVMOptimized,
-                            [&](raw_ostream &OS) { M->print(OS, nullptr); }))
-      return E;
-  if (!Emit.Asm.empty()) {
-    std::error_code EC;
-    raw_fd_ostream OS(Emit.Asm, EC, sys::fs::OF_Text);
-    if (EC)
-      return createStringError("cannot write '" + Emit.Asm +
-                               "': " + EC.message());
-    legacy::PassManager PM;
-    if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
-                                   CodeGenFileType::AssemblyFile))
-      return createStringError("the target cannot emit assembly");
-    // Code generation rewrites the IR it runs on: give it a copy.
-    std::unique_ptr<Module> Copy = CloneModule(*M);
-    PM.run(*Copy);
-  }
-
-  Start = std::chrono::steady_clock::now();
-  orc::SimpleCompiler Compiler(*P->TM);
-  auto Obj = Compiler(*M);
-  if (!Obj)
-    return Obj.takeError();
-  Times.Codegen = secondsSince(Start);
-  if (UseCache)
-    if (Error E = P->Cache.store(Key, **Obj))
-      errs() << "graphjit: warning: " << toString(std::move(E)) << "\n";
-  return Link(std::move(*Obj));
+  optimize(*M, OptLevel);
+  Expected<std::unique_ptr<MemoryBuffer>> Object = codegen(*M, Key);
+  if (!Object)
+    return Object.takeError();
+  return link(std::move(*Object), Entry, false);
 }
 
 void JitEngine::setCacheDirectory(std::string Dir) {

@@ -1,24 +1,24 @@
 //===- JitEngine.h - ORC LLJIT for the host CPU ----------------*- C++ -*-===//
 //
 // One process-wide LLJIT configured for the host CPU (its name and
-// features), so that the vectorizer sees the real vector width. compile()
-// runs the O0-O3 pipeline with the host TargetMachine, generates an object
-// file (or finds it in the compile cache, CompileCache.h), links it into
-// a JITDylib of its own (removed again by release()) and looks the driver
-// up. Runtime and BLAS
-// symbols are resolved explicitly; libm and OpenBLAS come from the process.
-// Safe to call from several threads.
+// features), so that the vectorizer sees the real vector width. Its steps
+// (optimize with the host TargetMachine, codegen to an object file or find
+// it in the compile cache, CompileCache.h, link into a JITDylib of its own)
+// are separate calls, which the function pipeline sequences; it knows
+// nothing of graphs or of instrumentation. The runtime's symbols are
+// resolved explicitly; libm and OpenBLAS come from the process. Safe to
+// call from several threads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_JIT_JITENGINE_H
 #define GRAPHJIT_JIT_JITENGINE_H
 
-#include "graphjit/CompileSteps.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,16 +53,40 @@ public:
   /// The host CPU's name, e.g. "znver5".
   llvm::StringRef cpuName() const;
 
-  /// Optimizes M at OptLevel (0-3), writes what Emit asks for, and compiles
-  /// it. Entry is the function whose address is returned. With Profile,
-  /// the Applies marked in M are instrumented first (passes/), after the
-  /// -emit-llvm dump, which stays the module as lowered; with
-  /// ProfileMemory too, their allocations are hooked as well.
+  /// The steps of compiling a module, each its own call so that the
+  /// function pipeline (lib/link/CompilePipeline.cpp) times and prints
+  /// each. In order: setTarget, cacheKey and cachedObject (a hit skips
+  /// optimize and codegen), optimize, codegen, link.
+  ///
+  /// Gives M's functions the host CPU and its features.
+  void setTarget(llvm::Module &M) const;
+  /// M's key in the compile cache (CompileCache.h) at OptLevel; empty
+  /// when there is no cache.
+  std::string cacheKey(const llvm::Module &M, unsigned OptLevel) const;
+  /// The object cached under Key, or null (also for an empty Key).
+  std::unique_ptr<llvm::MemoryBuffer> cachedObject(llvm::StringRef Key) const;
+  /// Forgets a cached object that did not link.
+  void dropCachedObject(llvm::StringRef Key);
+  /// LLVM's O0-O3 pipeline for the host TargetMachine.
+  void optimize(llvm::Module &M, unsigned OptLevel);
+  /// Host assembly of M, written to Path (M is not changed).
+  llvm::Error writeAssembly(const llvm::Module &M, llvm::StringRef Path);
+  /// An object file of M, stored in the cache under Key (unless empty).
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  codegen(llvm::Module &M, llvm::StringRef Key);
+  /// Links Object into a JITDylib of its own (removed again by release())
+  /// and looks Entry up; with Profiled, Entry's profile descriptor too
+  /// (the instrumentation pass's, passes/).
   llvm::Expected<CompiledCode>
-  compile(std::unique_ptr<llvm::Module> M,
-          std::unique_ptr<llvm::LLVMContext> Ctx, llvm::StringRef Entry,
-          unsigned OptLevel, const EmitOptions &Emit, CompileTimes &Times,
-          bool Profile = false, bool ProfileMemory = false);
+  link(std::unique_ptr<llvm::MemoryBuffer> Object, llvm::StringRef Entry,
+       bool Profiled);
+
+  /// All the steps at once, for modules that are not a function's (the
+  /// GPU kernels compiled for the host): cached like the rest.
+  llvm::Expected<CompiledCode> compile(std::unique_ptr<llvm::Module> M,
+                                       std::unique_ptr<llvm::LLVMContext> Ctx,
+                                       llvm::StringRef Entry,
+                                       unsigned OptLevel);
   /// Where compiled objects are kept (CompileCache.h); empty: nowhere.
   void setCacheDirectory(std::string Dir);
   std::string cacheDirectory() const;

@@ -18,6 +18,7 @@
 #ifndef GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
 #define GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
 
+#include "runtime/RuntimeABI.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -47,7 +48,7 @@ struct InstrumentAppliesOptions {
 
 /// The name of the descriptor the pass emits for function Function.
 inline std::string profileDescriptorName(llvm::StringRef Function) {
-  return (Function + ".gj_profile").str();
+  return (Function + GJ_PROFILE_DESC_SUFFIX).str();
 }
 
 /// What instrumentApplies did.

@@ -88,7 +88,8 @@ typedef struct gj_profile_apply {
 #define GJ_PROFILE_MAX_APPLIES (1 << 20)
 
 /* What the pass emits for each instrumented function F, as the constant
- * `F.gj_profile` with external linkage. */
+ * `F.gj_profile` (F's name and this suffix) with external linkage. */
+#define GJ_PROFILE_DESC_SUFFIX ".gj_profile"
 typedef struct gj_profile_desc {
   uint32_t abi_version;  /* GRAPHJIT_RUNTIME_ABI_VERSION */
   uint32_t num_counters; /* max Apply id + 1 */

@@ -9,8 +9,9 @@ graphjit-components.json. This script checks the code against them:
             component itself or of one it depends on, directly or not;
   symbols   every symbol a component's library needs from another component
             is defined (strongly) in one it depends on;
-  graph     the declared dependencies have no cycle, and every header in
-            include/graphjit/ belongs to a component.
+  graph     the declared dependencies have no cycle, every header in
+            include/graphjit/ belongs to a component and includes only
+            other public headers (they alone are installed).
 
 Usage: check-layers.py MANIFEST SOURCE_ROOT [--nm NM] [--only includes|symbols]
 Exits 1 with one line per violation ("file:line: ..." for includes).
@@ -99,7 +100,12 @@ def check_includes(components, reach, root):
                 if target is None or target not in owner:
                     continue  # LLVM's, the system's, or generated
                 used = owner[target]
-                if used not in reach[comp]:
+                if (src.startswith("include/graphjit/") and
+                        not target.startswith("include/graphjit/")):
+                    errors.append(
+                        f"{src}:{number}: a public header includes "
+                        f"{target}, which is not installed")
+                elif used not in reach[comp]:
                     errors.append(
                         f"{src}:{number}: {comp} includes {target} of "
                         f"{used}, which {comp} does not depend on")

@@ -65,6 +65,12 @@ static cl::opt<unsigned> OptLevel("O",
                                   cl::desc("LLVM optimization level (0-3, "
                                            "default 2)"),
                                   cl::init(2), cl::Prefix, cl::cat(Category));
+static cl::list<std::string> PrintAfter(
+    "print-after-step",
+    cl::desc("Print the function after these compile steps, to stderr: "
+             "rewrite, schedule, lower, instrument, optimize, codegen, "
+             "link, kernels (docs/architecture.md)"),
+    cl::value_desc("step,..."), cl::CommaSeparated, cl::cat(Category));
 static cl::opt<std::string>
     EmitLLVM("emit-llvm", cl::desc("Write the LLVM module as lowered"),
              cl::value_desc("file.ll"), cl::cat(Category));
@@ -524,6 +530,14 @@ static int run() {
   Opts.OptLevel = OptLevel;
   Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm, EmitPtx, GpuArch};
   Opts.LLVMInput = JitLLVM;
+  for (const std::string &Name : PrintAfter) {
+    CompileStep Step;
+    if (!parseCompileStep(Name, Step))
+      return fail("-print-after-step: unknown compile step '" + Name +
+                  "' (known: rewrite, schedule, lower, instrument, optimize, "
+                  "codegen, link, kernels)");
+    Opts.PrintAfter.push_back(Step);
+  }
   if (Opts.Linker == LinkerKind::Py && !JitLLVM.empty())
     return fail("-jit-llvm needs a JIT linker (c|py or c), not py");
   if (Opts.Linker == LinkerKind::Py &&
@@ -585,11 +599,15 @@ static int run() {
     const FunctionGraph &Ran = (*Fn)->graph();
     for (unsigned I = 0; I < Ran.numApplies(); ++I)
       Compiled += (*Fn)->isCompiled(I);
-    outs() << format("  compile time %.6fs: rewrite %.6fs, lower %.6fs, "
-                     "optimize %.6fs, codegen %.6fs, link %.6fs%s\n",
-                     T.total(), T.Rewrite, T.Lower, T.Optimize, T.Codegen,
-                     T.Link, T.Cached ? " (object from the compile cache)"
-                                      : "");
+    // Each step of the pipeline; kernels only for a function with some.
+    outs() << format("  compile time %.6fs:", T.total());
+    for (unsigned I = 0; I < NumCompileSteps; ++I) {
+      CompileStep Step = CompileStep(I);
+      if (Step != CompileStep::Kernels || T.Kernels > 0)
+        outs() << (I ? ", " : " ") << compileStepName(Step)
+               << format(" %.6fs", T.of(Step));
+    }
+    outs() << (T.Cached ? " (object from the compile cache)\n" : "\n");
     outs() << "  " << Compiled << " of " << Ran.numApplies()
            << " Apply nodes run JIT code (C), the others perform (Py)\n";
   }

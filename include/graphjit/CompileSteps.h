@@ -1,7 +1,7 @@
 //===- graphjit/CompileSteps.h - What compiling writes and times -*- C++ -*-===//
 //
-// The options and measurements that every compile step shares: where the
-// IR and assembly dumps go, and the seconds each step took. Kept apart
+// The steps of the compile pipeline and what they share: where the IR and
+// assembly dumps go, and the seconds each step took. Kept apart
 // from Function.h so that the JIT and codegen layers below the linker can
 // use them (docs/architecture.md).
 //
@@ -24,16 +24,50 @@ struct EmitOptions {
   std::string PtxArch = "sm_90";
 };
 
-/// Seconds spent in each step of compiling one function.
+/// The steps of compiling a function, in the order the pipeline runs them
+/// (lib/link/CompilePipeline.cpp, docs/architecture.md).
+enum class CompileStep {
+  Rewrite,    ///< The graph optimizer; device placement is its gpu phase.
+  Schedule,   ///< The order of the Applies and each variable's last use.
+  Lower,      ///< FunctionGraph -> LLVM IR.
+  Instrument, ///< The Apply timers (passes/), when profiling.
+  Optimize,   ///< LLVM's O0-O3 pipeline.
+  Codegen,    ///< Machine code (an object file), or the compile cache's.
+  Link,       ///< JIT linking of the object.
+  Kernels,    ///< The GPU kernels: emitted, compiled and loaded.
+};
+inline constexpr unsigned NumCompileSteps = 8;
+
+/// "rewrite", "schedule", ... as -print-after and the profile JSON name
+/// them.
+const char *compileStepName(CompileStep S);
+/// The step called Name; false when there is none.
+bool parseCompileStep(const std::string &Name, CompileStep &S);
+
+/// Seconds spent in each step of compiling one function (the profile's
+/// compile split).
 struct CompileTimes {
-  double Rewrite = 0;  ///< The graph optimizer, validation included.
-  double Lower = 0;    ///< FunctionGraph -> LLVM IR.
-  double Optimize = 0; ///< The LLVM optimization pipeline.
-  double Codegen = 0;  ///< Machine code generation (an object file).
-  double Link = 0;     ///< JIT linking of the object, cached or not.
+  double Rewrite = 0;
+  double Schedule = 0;
+  double Lower = 0;
+  double Instrument = 0;
+  double Optimize = 0;
+  double Codegen = 0;
+  double Link = 0;
+  double Kernels = 0;
+  /// Validating the rewritten graph: a part of Rewrite, so not in total().
+  double Validate = 0;
   /// The object came from the compile cache: no optimization, no codegen.
   bool Cached = false;
-  double total() const { return Rewrite + Lower + Optimize + Codegen + Link; }
+
+  double &of(CompileStep S);
+  double of(CompileStep S) const {
+    return const_cast<CompileTimes *>(this)->of(S);
+  }
+  double total() const;
+  /// Sums the steps; cached only if both were.
+  CompileTimes &operator+=(const CompileTimes &O);
+  bool operator==(const CompileTimes &O) const;
 };
 
 } // namespace graphjit

@@ -29,6 +29,10 @@
 #include <optional>
 #include <vector>
 
+namespace llvm {
+class raw_ostream;
+}
+
 namespace graphjit {
 
 struct CallPlan;
@@ -77,6 +81,12 @@ struct CompileOptions {
   /// Where computing Applies run (docs/gpu.md): "cpu", "cuda" or
   /// "cuda-emulated"; unset: the flags' `device` (cpu by default).
   std::optional<std::string> Device;
+  /// Print each of these steps' result to PrintTo (null: stderr), as
+  /// LLVM's -print-after does: the graph after rewrite, the order after
+  /// schedule, the IR after lower, instrument and optimize, a line after
+  /// the others.
+  std::vector<CompileStep> PrintAfter;
+  llvm::raw_ostream *PrintTo = nullptr;
 };
 
 /// Where the JIT keeps compiled objects between runs (the compile cache;
@@ -120,15 +130,14 @@ public:
 
 private:
   struct JitCode;
+  friend class CompilePipeline;
   Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> Rewritten,
-           const CompileOptions &Opts);
-  llvm::Error jitCompile();
+           const CompileOptions &Opts, Schedule S);
   llvm::Expected<std::vector<NDArray>> callIn(CallState &S,
                                               llvm::ArrayRef<NDArray> Inputs,
                                               const DimBindings &Given);
   llvm::Error runNodes(CallState &S, const ExecContext &Ctx);
   llvm::Error startProfiling(const CompiledCode *Code);
-  llvm::Error gpuCompile(llvm::StringRef Device);
 
   /// The optimizer's result, when it ran; Graph refers to it then.
   std::unique_ptr<FunctionGraph> Rewritten;

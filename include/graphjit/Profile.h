@@ -19,6 +19,7 @@
 #ifndef GRAPHJIT_PROFILE_H
 #define GRAPHJIT_PROFILE_H
 
+#include "graphjit/CompileSteps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -105,27 +106,8 @@ struct ApplyProfile {
   bool operator==(const ApplyProfile &O) const;
 };
 
-/// Seconds spent compiling, by phase (CompileTimes in Function.h).
-struct CompileSplit {
-  double Rewrite = 0, Lower = 0, Optimize = 0, Codegen = 0, Link = 0;
-  bool Cached = false; ///< The object came from the compile cache.
-  /// Validating the rewritten graph: a part of Rewrite
-  /// (RewriteReport::ValidateSeconds), so not in total().
-  double Validate = 0;
-  double total() const { return Rewrite + Lower + Optimize + Codegen + Link; }
-  /// Sums the phases; cached only if both were.
-  CompileSplit &operator+=(const CompileSplit &O) {
-    Rewrite += O.Rewrite;
-    Validate += O.Validate;
-    Lower += O.Lower;
-    Optimize += O.Optimize;
-    Codegen += O.Codegen;
-    Link += O.Link;
-    Cached = Cached && O.Cached;
-    return *this;
-  }
-  bool operator==(const CompileSplit &O) const;
-};
+/// Seconds spent compiling, by step of the pipeline.
+using CompileSplit = CompileTimes;
 
 /// A function's memory: how it was run, and what the allocator measured.
 /// The simulated peaks are computed from the Applies' OutputMem when printed

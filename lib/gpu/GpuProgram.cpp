@@ -52,10 +52,8 @@ GpuProgram::create(const FunctionGraph &F, Device &D, DevicePool &Pool,
     if (!M)
       return M.takeError();
     if (D.isEmulated()) {
-      CompileTimes Ignored;
       Expected<CompiledCode> C =
-          Engine->compile(std::move(*M), std::move(Ctx), Names.front(), 2,
-                          EmitOptions{}, Ignored);
+          Engine->compile(std::move(*M), std::move(Ctx), Names.front(), 2);
       if (!C)
         return C.takeError();
       P->HostCode = std::make_unique<CompiledCode>(*C);

@@ -15,6 +15,7 @@
 #include "codegen/ModuleLowering.h"
 #include "codegen/ThunkEmitter.h"
 #include "link/CallFrame.h"
+#include "link/JitCode.h"
 #include "runtime/MemoryRuntime.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -48,41 +49,12 @@ llvm::StringRef graphjit::linkerName(LinkerKind K) {
   return "?";
 }
 
-/// The machine code of a function and its driver.
-struct Function::JitCode {
-  CompiledCode Code;
-  int32_t (*Driver)(gj_frame *) = nullptr;
-  std::vector<bool> IsCompiled; ///< By Apply id.
-  ~JitCode() {
-    if (!Code.Dylib)
-      return;
-    if (auto Engine = JitEngine::get())
-      Engine->release(Code);
-    else
-      llvm::consumeError(Engine.takeError());
-  }
-};
 
 Function::Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> R,
-                   const CompileOptions &Opts)
+                   const CompileOptions &Opts, Schedule S)
     : Rewritten(std::move(R)), Graph(Rewritten ? *Rewritten : F), Opts(Opts),
-      Sched(makeSchedule(Graph)), ById(Graph.applies()),
+      Sched(std::move(S)), ById(Graph.applies()),
       Plan(std::make_unique<CallPlan>(Graph, Sched)) {}
-
-// The optimizer's settings: the options', else the flags'.
-static Expected<RewriteOptions> rewriteOptions(const CompileOptions &O,
-                                               const Flags &F) {
-  if (O.Rewrite)
-    return *O.Rewrite;
-  RewriteOptions R;
-  R.Optimizer = F.Optimizer;
-  R.Excluding = splitRewriteTags(F.OptimizerExcluding);
-  R.Including = splitRewriteTags(F.OptimizerIncluding);
-  // Checked here, so that a bad flag is reported even for optimizer=None.
-  if (Expected<std::vector<std::string>> Names = selectedRewrites(R); !Names)
-    return Names.takeError();
-  return R;
-}
 
 Function::~Function() {
   // The final numbers, while the instrumented code's counters exist.
@@ -139,154 +111,12 @@ Error Function::startProfiling(const CompiledCode *Code) {
   return Error::success();
 }
 
-static bool isProfiled(const CompileOptions &O) {
-  return O.Profile || O.ProfileMemory || O.ProfileOptimizer || O.ProfileInto;
-}
-
 bool Function::isCompiled(unsigned ApplyId) const {
   // On the device everything is compiled code: kernels, cuBLAS, the
   // driver's copies, and views made as the JIT makes them on the host.
   if (Gpu && isDeviceApply(ById[ApplyId]->op()))
     return true;
   return Jit && Jit->IsCompiled[ApplyId];
-}
-
-Error Function::gpuCompile(llvm::StringRef DeviceName) {
-  if (!Opts.Emit.Ptx.empty()) {
-    Expected<std::string> Ptx = functionPtx(Graph, Opts.Emit.PtxArch);
-    if (!Ptx)
-      return Ptx.takeError();
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(Opts.Emit.Ptx, EC, llvm::sys::fs::OF_Text);
-    if (EC)
-      return llvm::createStringError("cannot write '" + Opts.Emit.Ptx +
-                                     "': " + EC.message());
-    OS << *Ptx;
-  }
-  Expected<DeviceKind> K = parseDeviceKind(DeviceName);
-  if (!K)
-    return K.takeError();
-  Expected<DevicePool &> Pool = devicePool(*K);
-  if (!Pool)
-    return Pool.takeError();
-  Expected<std::unique_ptr<GpuProgram>> P = GpuProgram::create(
-      Graph, Pool->device(), *Pool, isProfiled(Opts));
-  if (!P)
-    return P.takeError();
-  Gpu = std::move(*P);
-  return Error::success();
-}
-
-Error Function::jitCompile() {
-  if (Opts.Linker == LinkerKind::C) {
-    std::vector<std::string> Missing;
-    for (Apply *N : Sched.Order)
-      // GPU Applies run compiled kernels through the runtime (GpuProgram).
-      if (!findLowering(*N) && !isDeviceApply(N->op()) &&
-          !llvm::is_contained(Missing, N->op().name()))
-        Missing.push_back(N->op().name());
-    if (!Missing.empty())
-      return llvm::createStringError(
-          "the c linker needs a JIT lowering for every op; these have none: " +
-          llvm::join(Missing, ", ") + " (use -linker=c|py to run them "
-                                      "through perform)");
-  }
-  Expected<JitEngine &> Engine = JitEngine::get();
-  if (!Engine)
-    return Engine.takeError();
-  auto Start = std::chrono::steady_clock::now();
-  Expected<LoweredModule> LM =
-      lowerFunction(Graph, Sched, Opts.AllowGC, Engine->dataLayout(),
-                    Engine->triple());
-  if (!LM)
-    return LM.takeError();
-  Times.Lower = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - Start)
-                    .count();
-  if (!Opts.LLVMInput.empty()) {
-    Expected<LoweredModule> Loaded = loadLoweredModule(Opts.LLVMInput, *LM);
-    if (!Loaded)
-      return Loaded.takeError();
-    // A module must go before its context.
-    LM->Module.reset();
-    LM->Context.reset();
-    LM = std::move(Loaded);
-  }
-  auto Code = std::make_unique<JitCode>();
-  Code->IsCompiled = LM->IsCompiled;
-  // A function the optimizer reduced to no Apply has nothing to
-  // instrument (the pass makes no descriptor for it): its profile has only
-  // the call times.
-  bool Instrument = isProfiled(Opts) && Graph.numApplies() > 0;
-  Expected<CompiledCode> C = Engine->compile(
-      std::move(LM->Module), std::move(LM->Context), DriverName, Opts.OptLevel,
-      Opts.Emit, Times, Instrument, Instrument && Opts.ProfileMemory);
-  if (!C)
-    return C.takeError();
-  Code->Code = *C;
-  Code->Driver = reinterpret_cast<int32_t (*)(gj_frame *)>(C->Driver);
-  Jit = std::move(Code);
-  return Error::success();
-}
-
-Expected<std::unique_ptr<Function>>
-Function::compile(FunctionGraph &F, const CompileOptions &Opts) {
-  initialize(); // For programs that build graphs without the registry.
-  if (Opts.OptLevel > 3)
-    return llvm::createStringError("optimization level " +
-                                   llvm::Twine(Opts.OptLevel) +
-                                   " is not one of 0, 1, 2, 3");
-  CompileOptions O = Opts;
-  Expected<const Flags &> Fl = processFlags();
-  if (!Fl)
-    return Fl.takeError();
-  O.ProfileMemory |= Fl->ProfileMemory;
-  O.ProfileOptimizer |= Fl->ProfileOptimizer;
-  O.AllowGC &= Fl->AllowGC;
-  if ((Fl->Profile || Fl->ProfileMemory || Fl->ProfileOptimizer) &&
-      !O.ProfileInto && !O.Profile)
-    O.ProfileInto = processProfileStats();
-  Expected<RewriteOptions> RO = rewriteOptions(O, *Fl);
-  if (!RO)
-    return RO.takeError();
-  std::string Device = O.Device ? *O.Device : Fl->Device;
-  Expected<DeviceKind> Kind = parseDeviceKind(Device);
-  if (!Kind)
-    return Kind.takeError();
-  RO->Gpu = *Kind != DeviceKind::Cpu;
-  // optimizer=None compiles the graph as written (but placed on a device
-  // when one is asked for).
-  std::unique_ptr<FunctionGraph> Rewritten;
-  RewriteReport Report;
-  if (RO->Optimizer != "None" || RO->Gpu) {
-    Expected<std::unique_ptr<FunctionGraph>> G =
-        rewriteFunction(F, *RO, &Report);
-    if (!G)
-      return G.takeError();
-    Rewritten = std::move(*G);
-  } else if (Error E = validateFunction(F)) {
-    // The graph as written must still be sound: an in-place op written by
-    // hand may not overwrite an input, a constant or a value read later.
-    return E;
-  }
-  std::unique_ptr<Function> Fn(new Function(F, std::move(Rewritten), O));
-  Fn->Rewrites = std::move(Report);
-  Fn->Times.Rewrite = Fn->Rewrites.Seconds; // Validation included.
-  if (O.Linker != LinkerKind::Py)
-    if (Error E = Fn->jitCompile())
-      return E;
-  if (hasDeviceApplies(Fn->Graph))
-    if (Error E = Fn->gpuCompile(Device))
-      return E;
-  if (isProfiled(O)) {
-    if (Error E = Fn->startProfiling(Fn->Jit ? &Fn->Jit->Code : nullptr))
-      return E;
-    // The validate time always; what each rewrite did with
-    // profile_optimizer.
-    Fn->Profiler->setRewrites(Fn->Rewrites, *RO, O.ProfileOptimizer,
-                              F.numApplies());
-  }
-  return Fn;
 }
 
 Expected<DimBindings>

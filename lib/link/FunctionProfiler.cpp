@@ -234,8 +234,8 @@ FunctionProfile FunctionProfiler::snapshot() const {
   P.CallSeconds = Seconds(CallTicks.load());
   P.Clock = Clock.clockName();
   P.InstrumentationNsPerApply = Desc ? Clock.overheadNsPerApply() : 0;
-  P.Compile = {Times.Rewrite, Times.Lower,  Times.Optimize, Times.Codegen,
-               Times.Link,    Times.Cached, ValidateSeconds};
+  P.Compile = Times;
+  P.Compile.Validate = ValidateSeconds;
 
   std::vector<gj_apply_counter> Counts(P.Applies.size());
   uint64_t Driver = 0;

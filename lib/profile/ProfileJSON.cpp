@@ -168,11 +168,9 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
     J.attribute("call_seconds", finite(F.CallSeconds));
     J.attribute("driver_seconds", finite(F.DriverSeconds));
     J.attributeObject("compile", [&] {
-      J.attribute("rewrite", finite(F.Compile.Rewrite));
-      J.attribute("lower", finite(F.Compile.Lower));
-      J.attribute("optimize", finite(F.Compile.Optimize));
-      J.attribute("codegen", finite(F.Compile.Codegen));
-      J.attribute("link", finite(F.Compile.Link));
+      for (unsigned I = 0; I < NumCompileSteps; ++I)
+        J.attribute(compileStepName(CompileStep(I)),
+                    finite(F.Compile.of(CompileStep(I))));
       J.attribute("validate", finite(F.Compile.Validate));
       J.attribute("cached", F.Compile.Cached);
     });
@@ -555,13 +553,13 @@ Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
   auto C = asObject(*V, CPath);
   if (!C)
     return C.takeError();
-  std::pair<StringRef, double *> Phases[] = {
-      {"rewrite", &Out.Rewrite},   {"lower", &Out.Lower},
-      {"optimize", &Out.Optimize}, {"codegen", &Out.Codegen},
-      {"link", &Out.Link},         {"validate", &Out.Validate}};
-  for (auto &[Key, Field] : Phases)
-    if (Error E = getSeconds(**C, Key, CPath, false, *Field))
+  // Profiles written before a step was timed apart lack its key.
+  for (unsigned I = 0; I < NumCompileSteps; ++I)
+    if (Error E = getSeconds(**C, compileStepName(CompileStep(I)), CPath,
+                             false, Out.of(CompileStep(I))))
       return E;
+  if (Error E = getSeconds(**C, "validate", CPath, false, Out.Validate))
+    return E;
   return getBool(**C, "cached", CPath, false, Out.Cached);
 }
 

@@ -27,12 +27,6 @@ bool ApplyProfile::operator==(const ApplyProfile &O) const {
          SourceLocs == O.SourceLocs && OnDevice == O.OnDevice;
 }
 
-bool CompileSplit::operator==(const CompileSplit &O) const {
-  return Rewrite == O.Rewrite && Lower == O.Lower && Optimize == O.Optimize &&
-         Codegen == O.Codegen && Link == O.Link && Validate == O.Validate &&
-         Cached == O.Cached;
-}
-
 bool FunctionProfile::operator==(const FunctionProfile &O) const {
   return Name == O.Name && File == O.File && Calls == O.Calls &&
          CallSeconds == O.CallSeconds && DriverSeconds == O.DriverSeconds &&

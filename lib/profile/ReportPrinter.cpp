@@ -70,14 +70,20 @@ void ReportPrinter::printGlobal(StringRef Machine) {
   OS << "    Number of Apply nodes: " << F.Applies.size() << "\n";
   OS << "    Rewrite time: " << format("%e", F.Compile.Rewrite)
      << "s (validate " << format("%e", F.Compile.Validate) << "s)\n";
-  OS << "    Lower time (FunctionGraph to LLVM IR): "
-     << format("%e", F.Compile.Lower) << "s\n";
-  OS << "    Optimize time (LLVM passes): " << format("%e", F.Compile.Optimize)
-     << "s\n";
-  OS << "    Codegen time (machine code): " << format("%e", F.Compile.Codegen)
-     << "s\n";
-  OS << "    Link time (JIT linking): " << format("%e", F.Compile.Link)
-     << "s\n";
+  // The pipeline's other steps, in order (CompileSteps.h); the GPU's
+  // kernels only where there are some.
+  static constexpr std::pair<CompileStep, const char *> Steps[] = {
+      {CompileStep::Schedule, "Schedule time"},
+      {CompileStep::Lower, "Lower time (FunctionGraph to LLVM IR)"},
+      {CompileStep::Instrument, "Instrument time (the Apply timers)"},
+      {CompileStep::Optimize, "Optimize time (LLVM passes)"},
+      {CompileStep::Codegen, "Codegen time (machine code)"},
+      {CompileStep::Link, "Link time (JIT linking)"},
+      {CompileStep::Kernels, "Kernels time (GPU kernels, PTX, loading)"}};
+  for (const auto &[Step, Label] : Steps)
+    if (Step != CompileStep::Kernels || F.Compile.Kernels > 0)
+      OS << "    " << Label << ": " << format("%e", F.Compile.of(Step))
+         << "s\n";
   if (!F.Linker.empty())
     OS << "  Linker: " << F.Linker << "\n";
   if (!F.Device.empty()) {

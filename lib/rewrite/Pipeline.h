@@ -17,6 +17,9 @@
 //   gemm          merge, the gemm rewrites
 //   fusion        elemwise_fusion
 //   merge2        merge
+//   gpu           gpu_placement, gpu_transfer_cut (with device=cuda or
+//                 cuda-emulated; before inplace, which must know where
+//                 values live)
 //   inplace       elemwise_inplace (last: no later rewrite adds a reader)
 //
 //===----------------------------------------------------------------------===//

@@ -300,11 +300,9 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
                    [](const FunctionHandle &H) {
                      const CompileTimes &T = H.Fn->compileTimes();
                      nb::dict D;
-                     D["rewrite"] = T.Rewrite;
-                     D["lower"] = T.Lower;
-                     D["optimize"] = T.Optimize;
-                     D["codegen"] = T.Codegen;
-                     D["link"] = T.Link;
+                     for (unsigned I = 0; I < NumCompileSteps; ++I)
+                       D[compileStepName(CompileStep(I))] =
+                           T.of(CompileStep(I));
                      D["cached"] = T.Cached;
                      D["total"] = T.total();
                      return D;

@@ -242,9 +242,8 @@ public:
     auto M = emitKernels(specs(), *Ctx, KernelTarget::Host,
                          HostTarget{J.triple(), &J.dataLayout()});
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-    CompileTimes Times;
-    auto Code = J.compile(std::move(*M), std::move(Ctx), Cases[0].Spec.Name, 2,
-                          EmitOptions(), Times);
+    auto Code =
+        J.compile(std::move(*M), std::move(Ctx), Cases[0].Spec.Name, 2);
     ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
     for (const Case &C : Cases) {
       auto Entry = J.lookup(*Code, C.Spec.Name);

@@ -113,9 +113,8 @@ void bindProfileSymbols(JitEngine &Engine) {
   auto M = parse("define i32 @gj_nothing() {\n  ret i32 0\n}\n", *Ctx);
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
-  CompileTimes Times;
   CompiledCode Code = cantFail(Engine.compile(
-      std::move(M), std::move(Ctx), "gj_nothing", 0, EmitOptions(), Times));
+      std::move(M), std::move(Ctx), "gj_nothing", 0));
   orc::ExecutionSession &ES = Code.Dylib->getExecutionSession();
   orc::JITDylib *Main = ES.getJITDylibByName("main");
   ASSERT_NE(Main, nullptr);
@@ -154,10 +153,9 @@ Compiled compileInstrumented(CounterClock Clock) {
   EXPECT_EQ(R.Functions, 1u);
   EXPECT_EQ(R.Applies, 3u);
   EXPECT_FALSE(verifyModule(*M, &errs()));
-  CompileTimes Times;
   Compiled C;
-  C.Code = cantFail(Engine.compile(std::move(M), std::move(Ctx), "gj_driver", 2,
-                                   EmitOptions(), Times));
+  C.Code =
+      cantFail(Engine.compile(std::move(M), std::move(Ctx), "gj_driver", 2));
   C.Driver = reinterpret_cast<int32_t (*)(int64_t *)>(C.Code.Driver);
   orc::ExecutionSession &ES = C.Code.Dylib->getExecutionSession();
   orc::ExecutorSymbolDef Sym =

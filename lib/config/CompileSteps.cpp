@@ -1,0 +1,58 @@
+//===- CompileSteps.cpp - The compile pipeline's steps and times ----------===//
+
+#include "graphjit/CompileSteps.h"
+
+using namespace graphjit;
+
+static constexpr const char *StepNames[NumCompileSteps] = {
+    "rewrite", "schedule", "lower",   "instrument",
+    "optimize", "codegen", "link",    "kernels"};
+
+const char *graphjit::compileStepName(CompileStep S) {
+  return StepNames[unsigned(S)];
+}
+
+bool graphjit::parseCompileStep(const std::string &Name, CompileStep &S) {
+  for (unsigned I = 0; I < NumCompileSteps; ++I)
+    if (Name == StepNames[I]) {
+      S = CompileStep(I);
+      return true;
+    }
+  return false;
+}
+
+double &CompileTimes::of(CompileStep S) {
+  switch (S) {
+  case CompileStep::Rewrite: return Rewrite;
+  case CompileStep::Schedule: return Schedule;
+  case CompileStep::Lower: return Lower;
+  case CompileStep::Instrument: return Instrument;
+  case CompileStep::Optimize: return Optimize;
+  case CompileStep::Codegen: return Codegen;
+  case CompileStep::Link: return Link;
+  case CompileStep::Kernels: return Kernels;
+  }
+  return Rewrite;
+}
+
+double CompileTimes::total() const {
+  double T = 0;
+  for (unsigned I = 0; I < NumCompileSteps; ++I)
+    T += of(CompileStep(I));
+  return T;
+}
+
+CompileTimes &CompileTimes::operator+=(const CompileTimes &O) {
+  for (unsigned I = 0; I < NumCompileSteps; ++I)
+    of(CompileStep(I)) += O.of(CompileStep(I));
+  Validate += O.Validate;
+  Cached = Cached && O.Cached;
+  return *this;
+}
+
+bool CompileTimes::operator==(const CompileTimes &O) const {
+  for (unsigned I = 0; I < NumCompileSteps; ++I)
+    if (of(CompileStep(I)) != O.of(CompileStep(I)))
+      return false;
+  return Validate == O.Validate && Cached == O.Cached;
+}
