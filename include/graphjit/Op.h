@@ -61,13 +61,47 @@ struct OutputAlias {
   static OutputAlias inplaceOn(int I) { return {Inplace, I}; }
 };
 
+/// What class an Op is, for LLVM's isa<>, cast<> and dyn_cast<>
+/// (llvm/Support/Casting.h): each op class has a classof() that reads it.
+/// Rewrites, lowerings and the GPU path dispatch on kinds, never on
+/// className(), which only names. Ops from outside the library (the Python
+/// package's, a program's own) are Foreign: no rewrite or lowering takes
+/// them for one of graphjit's, whatever they are called.
+enum class OpKind : uint8_t {
+  Foreign,
+  Elemwise,
+  DimShuffle,
+  Reshape,
+  ShapeI,
+  Subtensor,
+  Join,
+  Alloc,
+  FillLike,
+  Reduce,
+  ArgReduce,
+  MaxAndArgmax,
+  Softmax,
+  Dot,
+  Gemm,
+  Take,
+  IncRows,
+  Cumulative,
+  Gpu,
+  Transfer,
+};
+inline constexpr unsigned NumOpKinds = unsigned(OpKind::Transfer) + 1;
+
 class Op {
 public:
   /// FormatName and Attrs are how the op is written in a .graph file; the
-  /// printer writes them back.
-  Op(std::string FormatName, AttrMap Attrs)
-      : FormatName(std::move(FormatName)), Attrs(std::move(Attrs)) {}
+  /// printer writes them back. Kind is the op class's (Foreign outside
+  /// graphjit).
+  Op(std::string FormatName, AttrMap Attrs, OpKind Kind = OpKind::Foreign)
+      : FormatName(std::move(FormatName)), Attrs(std::move(Attrs)),
+        Kind(Kind) {}
   virtual ~Op();
+
+  OpKind kind() const { return Kind; }
 
   /// The name a profile shows, spelling every parameter:
   /// "Elemwise{add,no_inplace}", "DimShuffle{1,0}", "Sum{axis=[0]}".
@@ -105,11 +139,6 @@ public:
                               llvm::ArrayRef<NDArray> Outputs,
                               const ExecContext &Ctx) const;
 
-  /// False for an op whose only code is perform(), whatever its class is
-  /// called (the Python package's ops run their owner's perform): the JIT
-  /// calls perform() for it (the profile's "Py").
-  virtual bool mayLower() const { return true; }
-
   virtual unsigned numOutputs() const { return 1; }
   /// How many leading inputs are conditions, not values: number literals
   /// among the values take the values' dtype only (switch's condition,
@@ -136,6 +165,7 @@ public:
 private:
   std::string FormatName;
   AttrMap Attrs;
+  OpKind Kind;
 };
 
 using OpRef = std::shared_ptr<const Op>;

@@ -665,7 +665,7 @@ static Error emitElemwise(ThunkEmitter &E) {
   const Apply &N = E.Node;
   // In place: the output may be that input, read in every slot that
   // holds the same value (none, if it is only second's unread first).
-  int Inplace = static_cast<const Elemwise &>(N.op()).inplaceInput();
+  int Inplace = llvm::cast<Elemwise>(N.op()).inplaceInput();
   SmallVector<bool, 4> FromOut(N.inputs().size(), false);
   if (Inplace >= 0)
     for (unsigned I = 0; I < N.inputs().size(); ++I)
@@ -710,7 +710,7 @@ static bool supportsElemwise(const Apply &N) {
 }
 
 void graphjit::registerElemwiseLowerings() {
-  registerLowering("Elemwise",
+  registerLowering(OpKind::Elemwise,
                    Lowering{/*NeedsPrepare=*/true, &emitElemwise,
                             &supportsElemwise});
 }

@@ -24,10 +24,11 @@ llvm::Expected<ElementKernel> ElementKernel::get(const Apply &N) {
 
 llvm::Expected<ElementKernel>
 ElementKernel::get(const graphjit::Op &O, llvm::ArrayRef<DType> InTypes) {
-  if (O.className() != "Elemwise")
+  const auto *E = llvm::dyn_cast<Elemwise>(&O);
+  if (!E)
     return llvm::createStringError("no element kernel for " + O.name() +
                                    ": not an Elemwise");
-  const auto &Op = static_cast<const Elemwise &>(O);
+  const Elemwise &Op = *E;
   ElementKernel K;
   K.InTypes.assign(InTypes.begin(), InTypes.end());
   if (const CompositeScalar *C = Op.composite()) {

@@ -298,6 +298,6 @@ static bool supportsReduction(const Apply &N) {
 
 void graphjit::registerReduceLowerings() {
   Lowering L{/*NeedsPrepare=*/true, emitReduction, supportsReduction};
-  for (const char *Class : {"CAReduce", "Mean", "Argmax", "MaxAndArgmax"})
-    registerLowering(Class, L);
+  for (OpKind Kind : {OpKind::Reduce, OpKind::ArgReduce, OpKind::MaxAndArgmax})
+    registerLowering(Kind, L);
 }

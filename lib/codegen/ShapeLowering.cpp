@@ -108,9 +108,11 @@ static bool supportsJoin(const Apply &N) {
 void graphjit::registerShapeLowerings() {
   // Views: gj_prepare does all the work, as Theano's C DimShuffle only
   // computes strides.
-  for (const char *Class : {"DimShuffle", "Reshape", "Subtensor"})
-    registerLowering(Class, Lowering{/*NeedsPrepare=*/true, nullptr, nullptr});
-  registerLowering("Shape_i", Lowering{true, emitShapeI, supportsShapeI});
-  registerLowering("Alloc", Lowering{true, emitAlloc, supportsAlloc});
-  registerLowering("Join", Lowering{true, emitJoin, supportsJoin});
+  for (OpKind Kind : {OpKind::DimShuffle, OpKind::Reshape, OpKind::Subtensor})
+    registerLowering(Kind, Lowering{/*NeedsPrepare=*/true, nullptr, nullptr});
+  registerLowering(OpKind::ShapeI, Lowering{true, emitShapeI, supportsShapeI});
+  // alloc and the *_like fills.
+  for (OpKind Kind : {OpKind::Alloc, OpKind::FillLike})
+    registerLowering(Kind, Lowering{true, emitAlloc, supportsAlloc});
+  registerLowering(OpKind::Join, Lowering{true, emitJoin, supportsJoin});
 }

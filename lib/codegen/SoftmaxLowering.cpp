@@ -92,6 +92,5 @@ static bool supportsSoftmax(const Apply &N) {
 
 void graphjit::registerSoftmaxLowerings() {
   Lowering L{/*NeedsPrepare=*/true, emitSoftmax, supportsSoftmax};
-  registerLowering("Softmax", L);
-  registerLowering("LogSoftmax", L);
+  registerLowering(OpKind::Softmax, L); // Softmax and LogSoftmax
 }

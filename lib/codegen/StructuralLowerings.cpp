@@ -42,17 +42,17 @@ void graphjit::registerStructuralLowerings() {
   registerShapeLowerings();
   registerReduceLowerings();
   registerSoftmaxLowerings();
-  registerLowering("Dot",
+  registerLowering(OpKind::Dot,
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
   // gemm (GemmOp.cpp) the same way: BLAS with beta·c in the output.
-  registerLowering("Gemm",
+  registerLowering(OpKind::Gemm,
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
   // take and inc_rows (GatherOps.cpp): their gather and scatter loops.
-  registerLowering("AdvancedSubtensor1",
+  registerLowering(OpKind::Take,
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
-  registerLowering("AdvancedIncSubtensor1",
+  registerLowering(OpKind::IncRows,
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
   // cumsum and cumprod (CumulativeOps.cpp) too.
-  registerLowering("CumOp",
+  registerLowering(OpKind::Cumulative,
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
 }

@@ -3,7 +3,8 @@
 #include "ThunkEmitter.h"
 #include "KernelLibrary.h"
 #include "runtime/RuntimeABI.h"
-#include "llvm/ADT/StringMap.h"
+#include <array>
+#include <optional>
 
 using namespace graphjit;
 using namespace llvm;
@@ -141,13 +142,15 @@ void ThunkEmitter::emitLoopNest(
   Level(0);
 }
 
-static StringMap<Lowering> &loweringTable() {
-  static StringMap<Lowering> Table;
+// The host backend's lowering table, by op kind (the NVPTX backend's
+// kernels are chosen in lib/gpu/KernelPlan.cpp).
+static std::array<std::optional<Lowering>, NumOpKinds> &loweringTable() {
+  static std::array<std::optional<Lowering>, NumOpKinds> Table;
   return Table;
 }
 
-void graphjit::registerLowering(StringRef ClassName, Lowering L) {
-  loweringTable()[ClassName] = L;
+void graphjit::registerLowering(OpKind Kind, Lowering L) {
+  loweringTable()[unsigned(Kind)] = L;
 }
 
 const Lowering *graphjit::findLowering(const Apply &N) {
@@ -157,7 +160,8 @@ const Lowering *graphjit::findLowering(const Apply &N) {
     return true;
   }();
   (void)Registered;
-  if (!N.op().mayLower())
+  // Foreign ops (the Python package's) have perform() only.
+  if (N.op().kind() == OpKind::Foreign)
     return nullptr;
   // Every variable a thunk touches must fit in a slot.
   for (const Variable *V : N.inputs())
@@ -166,10 +170,8 @@ const Lowering *graphjit::findLowering(const Apply &N) {
   for (const Variable *V : N.outputs())
     if (V->type().rank() > GJ_MAX_RANK)
       return nullptr;
-  auto It = loweringTable().find(N.op().className());
-  if (It == loweringTable().end())
+  const std::optional<Lowering> &L = loweringTable()[unsigned(N.op().kind())];
+  if (!L || (L->Supports && !L->Supports(N)))
     return nullptr;
-  if (It->second.Supports && !It->second.Supports(N))
-    return nullptr;
-  return &It->second;
+  return &*L;
 }

@@ -105,7 +105,7 @@ private:
   llvm::Value *slotField(const Variable *V, unsigned Field, unsigned Index);
 };
 
-/// How an op class is lowered. NeedsPrepare: the thunk first calls
+/// How an op kind is lowered. NeedsPrepare: the thunk first calls
 /// gj_prepare. Emit writes the body; it may be null when gj_prepare does
 /// all the work (views). Supports says whether this Apply can be lowered
 /// (e.g. its ranks fit the slots); null means always.
@@ -118,8 +118,9 @@ struct Lowering {
 /// The lowering of N's op, or null if it runs through perform.
 const Lowering *findLowering(const Apply &N);
 
-/// Each family's lowerings, defined next to the family in lib/ops/.
-void registerLowering(llvm::StringRef ClassName, Lowering L);
+/// The host lowering of ops of Kind; each family's registration is in its
+/// *Lowering.cpp file here.
+void registerLowering(OpKind Kind, Lowering L);
 void registerElemwiseLowerings();
 void registerStructuralLowerings();
 

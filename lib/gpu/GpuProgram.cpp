@@ -2,8 +2,9 @@
 
 #include "GpuProgram.h"
 #include "DevicePool.h"
-#include "ops/GpuOps.h"
 #include "jit/JitEngine.h"
+#include "ops/GpuOps.h"
+#include "ops/ShapeOps.h"
 #include "ops/Strided.h"
 #include "ops/StructuralUtil.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -412,7 +413,7 @@ Error GpuProgram::runView(const Apply &N, llvm::ArrayRef<NDArray> In,
   // The host op makes the view; it would copy a non-contiguous array on
   // the host, so Reshape gets a contiguous one.
   std::vector<NDArray> Args(In.begin(), In.end());
-  if (H.className() == "Reshape") {
+  if (llvm::isa<ReshapeOp>(H)) {
     Expected<NDArray> C = contiguous(In[0]);
     if (!C)
       return C.takeError();

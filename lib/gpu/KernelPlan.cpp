@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/GpuOps.h"
 #include "GpuProgram.h"
 #include "ops/ElemwiseOps.h"
+#include "ops/GemmOp.h"
+#include "ops/GpuOps.h"
+#include "ops/ShapeOps.h"
 #include <algorithm>
 
 using namespace graphjit;
@@ -132,7 +134,7 @@ KernelPlan KernelPlan::of(const FunctionGraph &F) {
       break;
     }
     case GpuRole::View:
-      if (G->hostOp().className() == "Reshape")
+      if (llvm::isa<ReshapeOp>(G->hostOp()))
         copySpec(P, *N, N->inputs()[0]->type().Dtype,
                  N->inputs()[0]->type().rank());
       break;
@@ -141,7 +143,7 @@ KernelPlan KernelPlan::of(const FunctionGraph &F) {
       for (const Variable *V : N->inputs())
         copySpec(P, *N, V->type().Dtype, V->type().rank());
       // Gemm: c broadcast into the output first.
-      if (G->hostOp().className() == "Gemm")
+      if (llvm::isa<GemmOp>(G->hostOp()))
         copySpec(P, *N, N->output(0)->type().Dtype, 2);
       break;
     case GpuRole::None:

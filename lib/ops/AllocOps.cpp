@@ -8,89 +8,83 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AllocOps.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using llvm::Error;
 using llvm::Expected;
 
+Expected<std::vector<TensorType>>
+AllocOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &V = In[0];
+  std::vector<Dim> Dims = shapeEntryDims(Target);
+  if (V.rank() > Dims.size())
+    return opError("alloc cannot broadcast a value of rank " +
+                   std::to_string(V.rank()) + " (" + V.str() +
+                   ") to a shape of rank " + std::to_string(Dims.size()));
+  size_t Off = Dims.size() - V.rank();
+  for (unsigned I = 0; I < V.rank(); ++I) {
+    const Dim &From = V.Dims[I], &To = Dims[Off + I];
+    if (From.isKnown() && To.isKnown() && From.Size != 1 &&
+        From.Size != To.Size)
+      return opError("alloc cannot broadcast a value of type " + V.str() +
+                     " to shape " + compactDimsStr(Dims) + ": dim " +
+                     std::to_string(I) + " has size " +
+                     std::to_string(From.Size) + ", not 1 or " +
+                     std::to_string(To.Size));
+  }
+  return std::vector<TensorType>{TensorType(V.Dtype, std::move(Dims))};
+}
+
+Error AllocOp::perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                       const ExecContext &Ctx) const {
+  if (Error E = prepare(In, Out, Ctx))
+    return E;
+  copyConvert(In[0], Out[0]);
+  return Error::success();
+}
+
+Error AllocOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                       const ExecContext &Ctx) const {
+  Expected<Shape> S = outputShape(In[0], Ctx);
+  if (!S)
+    return S.takeError();
+  return createOutput(Out[0], In[0].dtype(), *S);
+}
+
+Expected<Shape> AllocOp::outputShape(const NDArray &V,
+                                     const ExecContext &Ctx) const {
+  Expected<Shape> S = resolveShapeEntries(Target, Ctx);
+  if (!S)
+    return S.takeError();
+  bool Fits = V.rank() <= S->size();
+  for (unsigned I = 0; Fits && I < V.rank(); ++I) {
+    int64_t From = V.dim(I), To = (*S)[S->size() - V.rank() + I];
+    Fits = From == 1 || From == To;
+  }
+  if (!Fits)
+    return opError("alloc cannot broadcast a value of shape " +
+                   shapeStr(V.shape()) + " to shape " + shapeStr(*S));
+  return S;
+}
+
+Error FillLikeOp::perform(llvm::ArrayRef<NDArray> In,
+                          std::vector<NDArray> &Out,
+                          const ExecContext &Ctx) const {
+  if (Error E = prepare(In, Out, Ctx))
+    return E;
+  if (Value != 0)
+    fillWith(Out[0], Value);
+  return Error::success();
+}
+
 namespace {
-
-/// alloc(v, shape=[...]): v broadcast to the shape, in v's dtype.
-class AllocOp final : public Op {
-public:
-  AllocOp(AttrMap Attrs, std::vector<ShapeEntry> Target)
-      : Op("alloc", std::move(Attrs)), Target(std::move(Target)) {}
-
-  /// The shape is a parameter here (an input in Theano's Alloc), so the
-  /// name spells it: ops with equal names are merged as equal.
-  std::string name() const override {
-    return "Alloc{shape=[" + shapeEntriesStr(Target) + "]}";
-  }
-  llvm::StringRef className() const override { return "Alloc"; }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &V = In[0];
-    std::vector<Dim> Dims = shapeEntryDims(Target);
-    if (V.rank() > Dims.size())
-      return opError("alloc cannot broadcast a value of rank " +
-                     std::to_string(V.rank()) + " (" + V.str() +
-                     ") to a shape of rank " + std::to_string(Dims.size()));
-    size_t Off = Dims.size() - V.rank();
-    for (unsigned I = 0; I < V.rank(); ++I) {
-      const Dim &From = V.Dims[I], &To = Dims[Off + I];
-      if (From.isKnown() && To.isKnown() && From.Size != 1 &&
-          From.Size != To.Size)
-        return opError("alloc cannot broadcast a value of type " + V.str() +
-                       " to shape " + compactDimsStr(Dims) + ": dim " +
-                       std::to_string(I) + " has size " +
-                       std::to_string(From.Size) + ", not 1 or " +
-                       std::to_string(To.Size));
-    }
-    return std::vector<TensorType>{TensorType(V.Dtype, std::move(Dims))};
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    copyConvert(In[0], Out[0]);
-    return Error::success();
-  }
-
-  /// Checks that v broadcasts to the shape and creates the output.
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    Expected<Shape> S = outputShape(In[0], Ctx);
-    if (!S)
-      return S.takeError();
-    return createOutput(Out[0], In[0].dtype(), *S);
-  }
-
-  /// The shape of this call's output, if v broadcasts to it.
-  Expected<Shape> outputShape(const NDArray &V, const ExecContext &Ctx) const {
-    Expected<Shape> S = resolveShapeEntries(Target, Ctx);
-    if (!S)
-      return S.takeError();
-    bool Fits = V.rank() <= S->size();
-    for (unsigned I = 0; Fits && I < V.rank(); ++I) {
-      int64_t From = V.dim(I), To = (*S)[S->size() - V.rank() + I];
-      Fits = From == 1 || From == To;
-    }
-    if (!Fits)
-      return opError("alloc cannot broadcast a value of shape " +
-                     shapeStr(V.shape()) + " to shape " + shapeStr(*S));
-    return S;
-  }
-
-private:
-  std::vector<ShapeEntry> Target;
-};
 
 Expected<OpRef> makeAlloc(const AttrMap &Attrs, unsigned) {
   AttrReader R("alloc", Attrs);
@@ -102,50 +96,6 @@ Expected<OpRef> makeAlloc(const AttrMap &Attrs, unsigned) {
     return Target.takeError();
   return std::make_shared<AllocOp>(Attrs, std::move(*Target));
 }
-
-/// zeros_like(x) and ones_like(x): x's dtype and shape, filled.
-class FillLikeOp final : public Op {
-public:
-  FillLikeOp(std::string FormatName, AttrMap Attrs, double Value)
-      : Op(std::move(FormatName), std::move(Attrs)), Value(Value) {}
-
-  std::string name() const override {
-    return Value == 0 ? "ZerosLike" : "OnesLike";
-  }
-  llvm::StringRef className() const override { return "Alloc"; }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    return std::vector<TensorType>{In[0]};
-  }
-
-  /// New arrays are zero-filled: zeros_like has nothing left to compute.
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    return createOutput(Out[0], In[0].dtype(), In[0].shape());
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    if (Value != 0)
-      fillWith(Out[0], Value);
-    return Error::success();
-  }
-
-  AllocFill fill() const {
-    return Value == 0 ? AllocFill::Zeros : AllocFill::Ones;
-  }
-  /// Only the output is written; the input's values are not read.
-  double bytesMoved(llvm::ArrayRef<NDArray>,
-                    llvm::ArrayRef<NDArray> Out) const override {
-    return Out.empty() ? 0 : double(Out[0].numBytes());
-  }
-
-private:
-  double Value;
-};
 
 template <int Value>
 Expected<OpRef> makeFillLike(const AttrMap &Attrs, unsigned) {
@@ -161,15 +111,15 @@ Expected<OpRef> makeFillLike(const AttrMap &Attrs, unsigned) {
 Expected<Shape> graphjit::allocShape(const Op &O, const NDArray &V,
                                      const ExecContext &Ctx) {
   assert(allocFill(O) == AllocFill::Broadcast && "not an alloc");
-  return static_cast<const AllocOp &>(O).outputShape(V, Ctx);
+  return llvm::cast<AllocOp>(O).outputShape(V, Ctx);
 }
 
 std::optional<AllocFill> graphjit::allocFill(const Op &O) {
-  if (O.className() != "Alloc")
-    return std::nullopt;
-  if (O.formatName() == "alloc")
+  if (llvm::isa<AllocOp>(O))
     return AllocFill::Broadcast;
-  return static_cast<const FillLikeOp &>(O).fill();
+  if (const auto *F = llvm::dyn_cast<FillLikeOp>(&O))
+    return F->fill();
+  return std::nullopt;
 }
 
 void graphjit::registerAllocOps(OpRegistry &R) {

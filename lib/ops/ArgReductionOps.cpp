@@ -8,12 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArgReductionOps.h"
 #include "ReduceSupport.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 #include <cmath>
 #include <type_traits>
 
@@ -22,13 +24,6 @@ using llvm::Error;
 using llvm::Expected;
 
 namespace {
-
-template <typename T> bool isNaNValue(T V) {
-  if constexpr (std::is_floating_point_v<T>)
-    return std::isnan(V);
-  else
-    return false;
-}
 
 /// The index (C order within the reduction) and value of the extreme
 /// element of the reduction starting at In. The reduction is not empty.
@@ -41,12 +36,12 @@ std::pair<int64_t, T> extremeOf(const char *In, const ReducePlan &P,
   forEachReducedRow(In, P, [&](const char *R, int64_t St, int64_t N) {
     for (int64_t I = 0; I < N && !Done; ++I, ++Index) {
       T V = *reinterpret_cast<const T *>(R + I * St);
-      if (First || isNaNValue(V) || (IsMax ? V > Best : V < Best)) {
+      if (First || isNaN(V) || (IsMax ? V > Best : V < Best)) {
         Best = V;
         BestIndex = Index;
         First = false;
         // The first NaN is the answer; nothing later replaces it.
-        Done = isNaNValue(V);
+        Done = isNaN(V);
       }
     }
   });
@@ -65,88 +60,6 @@ std::optional<ReductionInfo> argLoweringInfo(ReductionInfo::Kind K,
   return ReductionInfo{K, std::move(*Mask), KeepDims};
 }
 
-/// argmax and argmin (Theano's Argmax class).
-class ArgReduceOp final : public Op {
-public:
-  ArgReduceOp(bool IsMax, AttrMap Attrs, AxisList Axes, bool KeepDims)
-      : Op(IsMax ? "argmax" : "argmin", std::move(Attrs)), IsMax(IsMax),
-        Axes(std::move(Axes)), KeepDims(KeepDims) {}
-
-  std::string name() const override {
-    return std::string(IsMax ? "Argmax{" : "Argmin{") + axisNameStr(Axes) +
-           (KeepDims ? ", keepdims=True}" : "}");
-  }
-  llvm::StringRef className() const override { return "Argmax"; }
-  double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return double(elementCount(In[0]));
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    for (unsigned I = 0; I < X.rank(); ++I)
-      if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
-        return emptyError();
-    return std::vector<TensorType>{
-        TensorType(DType::I64, reducedDims(X.Dims, *Mask, KeepDims))};
-  }
-
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    Expected<ReducePlan> P = plan(In[0], Out);
-    return P ? Error::success() : P.takeError();
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    Expected<ReducePlan> P = plan(X, Out);
-    if (!P)
-      return P.takeError();
-    int64_t *R = Out[0].dataAs<int64_t>();
-    dispatchDType(X.dtype(), [&](auto Tag) {
-      using T = typename decltype(Tag)::type;
-      forEachReduction(X, *P, [&](const char *Base, int64_t O) {
-        R[O] = extremeOf<T>(Base, *P, IsMax).first;
-      });
-    });
-    return Error::success();
-  }
-
-  std::optional<ReductionInfo> loweringInfo(unsigned Rank) const {
-    return argLoweringInfo(IsMax ? ReductionInfo::Argmax
-                                 : ReductionInfo::Argmin,
-                           Axes, KeepDims, Rank);
-  }
-
-private:
-  bool IsMax;
-  AxisList Axes;
-  bool KeepDims;
-
-  Error emptyError() const {
-    return opError(std::string("attempt to get ") +
-                   (IsMax ? "argmax" : "argmin") + " of an empty sequence");
-  }
-
-  /// Checks the axes and the shape and creates the output (prepare's work,
-  /// shared with perform so that both report the same errors).
-  Expected<ReducePlan> plan(const NDArray &X, std::vector<NDArray> &Out) const {
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
-    if (P.EmptyReduction)
-      return emptyError();
-    if (Error E = createOutput(Out[0], DType::I64, P.OutShape))
-      return E;
-    return P;
-  }
-};
-
 template <bool IsMax>
 Expected<OpRef> makeArgReduce(const AttrMap &Attrs, unsigned) {
   const char *Name = IsMax ? "argmax" : "argmin";
@@ -163,90 +76,6 @@ Expected<OpRef> makeArgReduce(const AttrMap &Attrs, unsigned) {
                                        *KeepDims);
 }
 
-/// Theano's MaxAndArgmax: (max(x, axis), argmax(x, axis)).
-class MaxAndArgmaxOp final : public Op {
-public:
-  MaxAndArgmaxOp(AttrMap Attrs, AxisList Axes)
-      : Op("max_and_argmax", std::move(Attrs)), Axes(std::move(Axes)) {}
-
-  std::string name() const override {
-    return "MaxAndArgmax{" + axisNameStr(Axes) + "}";
-  }
-  llvm::StringRef className() const override { return "MaxAndArgmax"; }
-  unsigned numOutputs() const override { return 2; }
-  double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return double(elementCount(In[0]));
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    for (unsigned I = 0; I < X.rank(); ++I)
-      if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
-        return emptyError();
-    std::vector<Dim> Dims = reducedDims(X.Dims, *Mask, false);
-    return std::vector<TensorType>{TensorType(X.Dtype, Dims),
-                                   TensorType(DType::I64, Dims)};
-  }
-
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    Expected<ReducePlan> P = plan(In[0], Out);
-    return P ? Error::success() : P.takeError();
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    Expected<ReducePlan> P = plan(X, Out);
-    if (!P)
-      return P.takeError();
-    int64_t *Idx = Out[1].dataAs<int64_t>();
-    dispatchDType(X.dtype(), [&](auto Tag) {
-      using T = typename decltype(Tag)::type;
-      T *Max = Out[0].dataAs<T>();
-      forEachReduction(X, *P, [&](const char *Base, int64_t O) {
-        std::pair<int64_t, T> R = extremeOf<T>(Base, *P, /*IsMax=*/true);
-        Idx[O] = R.first;
-        Max[O] = R.second;
-      });
-    });
-    return Error::success();
-  }
-
-  std::optional<ReductionInfo> loweringInfo(unsigned Rank) const {
-    return argLoweringInfo(ReductionInfo::MaxAndArgmax, Axes, false, Rank);
-  }
-
-private:
-  AxisList Axes;
-
-  /// Checks the axis and the shape and creates both outputs.
-  Expected<ReducePlan> plan(const NDArray &X, std::vector<NDArray> &Out) const {
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    ReducePlan P = makeReducePlan(X, *Mask, false);
-    if (P.EmptyReduction)
-      return emptyError();
-    if (Out.size() < 2)
-      Out.resize(2);
-    if (Error E = createOutput(Out[0], X.dtype(), P.OutShape))
-      return E;
-    if (Error E = createOutput(Out[1], DType::I64, P.OutShape))
-      return E;
-    return P;
-  }
-
-  static Error emptyError() {
-    return opError("zero-size array to reduction operation maximum which has "
-                   "no identity");
-  }
-};
-
 Expected<OpRef> makeMaxAndArgmax(const AttrMap &Attrs, unsigned) {
   AttrReader R("max_and_argmax", Attrs);
   if (Error E = R.checkOnly({"axis"}))
@@ -260,12 +89,115 @@ Expected<OpRef> makeMaxAndArgmax(const AttrMap &Attrs, unsigned) {
 
 } // namespace
 
+Expected<std::vector<TensorType>>
+ArgReduceOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+  if (!Mask)
+    return Mask.takeError();
+  for (unsigned I = 0; I < X.rank(); ++I)
+    if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
+      return emptyError();
+  return std::vector<TensorType>{
+      TensorType(DType::I64, reducedDims(X.Dims, *Mask, KeepDims))};
+}
+
+Error ArgReduceOp::perform(llvm::ArrayRef<NDArray> In,
+                           std::vector<NDArray> &Out,
+                           const ExecContext &) const {
+  const NDArray &X = In[0];
+  Expected<ReducePlan> P = plan(X, Out);
+  if (!P)
+    return P.takeError();
+  int64_t *R = Out[0].dataAs<int64_t>();
+  dispatchDType(X.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    forEachReduction(X, *P, [&](const char *Base, int64_t O) {
+      R[O] = extremeOf<T>(Base, *P, IsMax).first;
+    });
+  });
+  return Error::success();
+}
+
+std::optional<ReductionInfo> ArgReduceOp::loweringInfo(unsigned Rank) const {
+  return argLoweringInfo(IsMax ? ReductionInfo::Argmax : ReductionInfo::Argmin,
+                         Axes, KeepDims, Rank);
+}
+
+Expected<ReducePlan> ArgReduceOp::plan(const NDArray &X,
+                                       std::vector<NDArray> &Out) const {
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+  if (!Mask)
+    return Mask.takeError();
+  ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
+  if (P.EmptyReduction)
+    return emptyError();
+  if (Error E = createOutput(Out[0], DType::I64, P.OutShape))
+    return E;
+  return P;
+}
+
+Expected<std::vector<TensorType>>
+MaxAndArgmaxOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+  if (!Mask)
+    return Mask.takeError();
+  for (unsigned I = 0; I < X.rank(); ++I)
+    if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
+      return emptyError();
+  std::vector<Dim> Dims = reducedDims(X.Dims, *Mask, false);
+  return std::vector<TensorType>{TensorType(X.Dtype, Dims),
+                                 TensorType(DType::I64, Dims)};
+}
+
+Error MaxAndArgmaxOp::perform(llvm::ArrayRef<NDArray> In,
+                              std::vector<NDArray> &Out,
+                              const ExecContext &) const {
+  const NDArray &X = In[0];
+  Expected<ReducePlan> P = plan(X, Out);
+  if (!P)
+    return P.takeError();
+  int64_t *Idx = Out[1].dataAs<int64_t>();
+  dispatchDType(X.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    T *Max = Out[0].dataAs<T>();
+    forEachReduction(X, *P, [&](const char *Base, int64_t O) {
+      std::pair<int64_t, T> R = extremeOf<T>(Base, *P, /*IsMax=*/true);
+      Idx[O] = R.first;
+      Max[O] = R.second;
+    });
+  });
+  return Error::success();
+}
+
+std::optional<ReductionInfo> MaxAndArgmaxOp::loweringInfo(unsigned Rank) const {
+  return argLoweringInfo(ReductionInfo::MaxAndArgmax, Axes, false, Rank);
+}
+
+Expected<ReducePlan> MaxAndArgmaxOp::plan(const NDArray &X,
+                                          std::vector<NDArray> &Out) const {
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+  if (!Mask)
+    return Mask.takeError();
+  ReducePlan P = makeReducePlan(X, *Mask, false);
+  if (P.EmptyReduction)
+    return emptyError();
+  if (Out.size() < 2)
+    Out.resize(2);
+  if (Error E = createOutput(Out[0], X.dtype(), P.OutShape))
+    return E;
+  if (Error E = createOutput(Out[1], DType::I64, P.OutShape))
+    return E;
+  return P;
+}
+
 std::optional<ReductionInfo> graphjit::argReductionInfo(const Op &O,
                                                         unsigned Rank) {
-  if (O.className() == "Argmax")
-    return static_cast<const ArgReduceOp &>(O).loweringInfo(Rank);
-  if (O.className() == "MaxAndArgmax")
-    return static_cast<const MaxAndArgmaxOp &>(O).loweringInfo(Rank);
+  if (const auto *A = llvm::dyn_cast<ArgReduceOp>(&O))
+    return A->loweringInfo(Rank);
+  if (const auto *M = llvm::dyn_cast<MaxAndArgmaxOp>(&O))
+    return M->loweringInfo(Rank);
   return std::nullopt;
 }
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ComputedOp.h"
+#include "CumulativeOps.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -24,100 +24,84 @@ namespace {
 
 DType accumulatorDType(DType T) { return isFloat(T) ? T : DType::I64; }
 
-class CumOp final : public ComputedOp {
-public:
-  CumOp(llvm::StringRef FormatName, AttrMap Attrs, bool Product,
-        std::optional<int64_t> Axis)
-      : ComputedOp(FormatName.str(), std::move(Attrs)), Product(Product),
-        Axis(Axis) {}
+} // namespace
 
-  std::string name() const override {
-    return std::string("CumOp{") + (Axis ? std::to_string(*Axis) : "None") +
-           ", " + (Product ? "mul" : "add") + "}";
+Expected<std::vector<TensorType>>
+CumOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  DType T = accumulatorDType(X.Dtype);
+  if (!Axis) {
+    // The flattened array: its length is known when every dim is.
+    int64_t N = 1;
+    for (const Dim &D : X.Dims)
+      N = D.isKnown() && N >= 0 ? N * D.Size : -1;
+    return std::vector<TensorType>{
+        TensorType(T, {N >= 0 ? Dim::known(N) : Dim::unknown()})};
   }
-  llvm::StringRef className() const override { return "CumOp"; }
+  if (Expected<unsigned> A = checkAxis(*Axis, X.rank()); !A)
+    return A.takeError();
+  return std::vector<TensorType>{TensorType(T, X.Dims)};
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    DType T = accumulatorDType(X.Dtype);
-    if (!Axis) {
-      // The flattened array: its length is known when every dim is.
-      int64_t N = 1;
-      for (const Dim &D : X.Dims)
-        N = D.isKnown() && N >= 0 ? N * D.Size : -1;
-      return std::vector<TensorType>{
-          TensorType(T, {N >= 0 ? Dim::known(N) : Dim::unknown()})};
-    }
-    if (Expected<unsigned> A = checkAxis(*Axis, X.rank()); !A)
-      return A.takeError();
-    return std::vector<TensorType>{TensorType(T, X.Dims)};
+Error CumOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                     const ExecContext &) const {
+  const NDArray &X = In[0];
+  Shape S = Axis ? X.shape() : Shape{X.numElements()};
+  return createOutput(Out[0], accumulatorDType(X.dtype()), S);
+}
+
+Error CumOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
+                     const ExecContext &) const {
+  const NDArray &O = Out[0];
+  // The input in the output's dtype and shape (a flattened copy without
+  // an axis), then the running sum or product in place along the axis.
+  NDArray X = In[0];
+  if (!Axis) {
+    X = X.contiguous();
+    X = X.view(O.shape(), contiguousStrides(O.shape(), X.elementSize()));
   }
-
-
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    Shape S = Axis ? X.shape() : Shape{X.numElements()};
-    return createOutput(Out[0], accumulatorDType(X.dtype()), S);
-  }
-
-  Error compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
-                const ExecContext &) const override {
-    const NDArray &O = Out[0];
-    // The input in the output's dtype and shape (a flattened copy without
-    // an axis), then the running sum or product in place along the axis.
-    NDArray X = In[0];
-    if (!Axis) {
-      X = X.contiguous();
-      X = X.view(O.shape(), contiguousStrides(O.shape(), X.elementSize()));
-    }
-    copyConvert(X, O);
-    if (O.numElements() == 0)
-      return Error::success();
-    unsigned A = 0;
-    if (Axis) {
-      Expected<unsigned> Checked = checkAxis(*Axis, O.rank());
-      if (!Checked)
-        return Checked.takeError();
-      A = *Checked;
-    }
-    // Every line along the axis: the loop shape with the axis taken out.
-    Shape Lines = O.shape(), Strides = O.strides();
-    int64_t Len = Lines[A], Step = Strides[A];
-    Lines.erase(Lines.begin() + A);
-    Strides.erase(Strides.begin() + A);
-    LoopOperand Ops[1] = {{O.data(), Strides}};
-    dispatchDType(O.dtype(), [&](auto Tag) {
-      using E = typename decltype(Tag)::type;
-      forEachRow(Lines, Ops, [&](char **P, const int64_t *St, int64_t N) {
-        for (int64_t K = 0; K < N; ++K) {
-          char *Line = P[0] + K * St[0];
-          E Acc = *reinterpret_cast<E *>(Line);
-          for (int64_t I = 1; I < Len; ++I) {
-            E &V = *reinterpret_cast<E *>(Line + I * Step);
-            if constexpr (std::is_floating_point_v<E>)
-              Acc = Product ? Acc * V : Acc + V;
-            else // NumPy wraps around; signed overflow would be undefined
-              Acc = E(Product ? uint64_t(Acc) * uint64_t(V)
-                              : uint64_t(Acc) + uint64_t(V));
-            V = Acc;
-          }
-        }
-      });
-    });
+  copyConvert(X, O);
+  if (O.numElements() == 0)
     return Error::success();
+  unsigned A = 0;
+  if (Axis) {
+    Expected<unsigned> Checked = checkAxis(*Axis, O.rank());
+    if (!Checked)
+      return Checked.takeError();
+    A = *Checked;
   }
+  // Every line along the axis: the loop shape with the axis taken out.
+  Shape Lines = O.shape(), Strides = O.strides();
+  int64_t Len = Lines[A], Step = Strides[A];
+  Lines.erase(Lines.begin() + A);
+  Strides.erase(Strides.begin() + A);
+  LoopOperand Ops[1] = {{O.data(), Strides}};
+  dispatchDType(O.dtype(), [&](auto Tag) {
+    using E = typename decltype(Tag)::type;
+    forEachRow(Lines, Ops, [&](char **P, const int64_t *St, int64_t N) {
+      for (int64_t K = 0; K < N; ++K) {
+        char *Line = P[0] + K * St[0];
+        E Acc = *reinterpret_cast<E *>(Line);
+        for (int64_t I = 1; I < Len; ++I) {
+          E &V = *reinterpret_cast<E *>(Line + I * Step);
+          if constexpr (std::is_floating_point_v<E>)
+            Acc = Product ? Acc * V : Acc + V;
+          else // NumPy wraps around; signed overflow would be undefined
+            Acc = E(Product ? uint64_t(Acc) * uint64_t(V)
+                            : uint64_t(Acc) + uint64_t(V));
+          V = Acc;
+        }
+      }
+    });
+  });
+  return Error::success();
+}
 
-  double flops(llvm::ArrayRef<Shape>,
-               llvm::ArrayRef<Shape> Out) const override {
-    return Out.empty() ? 0 : double(elementCount(Out[0]));
-  }
+double CumOp::flops(llvm::ArrayRef<Shape>, llvm::ArrayRef<Shape> Out) const {
+  return Out.empty() ? 0 : double(elementCount(Out[0]));
+}
 
-private:
-  bool Product;
-  std::optional<int64_t> Axis;
-};
+namespace {
 
 Expected<OpRef> makeCum(llvm::StringRef Name, bool Product,
                         const AttrMap &Attrs) {

@@ -28,13 +28,14 @@ static AttrMap withInplaceAttr(AttrMap Attrs, int InplaceInput) {
 Elemwise::Elemwise(ScalarOpKind Kind, AttrMap Attrs, DType CastTo,
                    int InplaceInput)
     : Op(scalarOpInfo(Kind).Name,
-         withInplaceAttr(std::move(Attrs), InplaceInput)),
+         withInplaceAttr(std::move(Attrs), InplaceInput), OpKind::Elemwise),
       Kind(Kind), CastTo(CastTo), Inplace(InplaceInput) {}
 
 Elemwise::Elemwise(std::shared_ptr<const CompositeScalar> C, int InplaceInput)
     : Op("composite",
          withInplaceAttr({{"expr", AttrValue::ident(C->str())}},
-                         InplaceInput)),
+                         InplaceInput),
+         OpKind::Elemwise),
       Kind(C->Steps.back().Kind), CastTo(C->Steps.back().CastTo),
       Inplace(InplaceInput), Comp(std::move(C)),
       Spelling(attrs().at("expr").S) {}

@@ -3,7 +3,7 @@
 // Elemwise applies one ScalarOpKind element by element to inputs broadcast
 // together by NumPy's rules (Theano's Elemwise). Every elemwise op of the
 // graph format (add, exp, switch, cast, ...) is an Elemwise; the JIT finds
-// them by className() == "Elemwise" and reads scalarOp() and castTo().
+// them with isa<Elemwise> and reads scalarOp() and castTo().
 //
 // An Elemwise may instead apply a Composite, a small program of scalar
 // operations (CompositeScalar.h: what elemwise fusion makes), and may write
@@ -52,6 +52,7 @@ public:
   /// "Elemwise{add}[(0, 1)]", "Elemwise{Composite{...}}[(0, 1)]".
   std::string name() const override;
   llvm::StringRef className() const override { return "Elemwise"; }
+  static bool classof(const Op *O) { return O->kind() == OpKind::Elemwise; }
   unsigned numConditionInputs() const override {
     return !Comp && Kind == ScalarOpKind::Switch ? 1 : 0;
   }

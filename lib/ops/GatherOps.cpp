@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ComputedOp.h"
+#include "GatherOps.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -72,154 +72,122 @@ struct RowCopier {
   }
 };
 
-class TakeOp final : public ComputedOp {
-public:
-  explicit TakeOp(AttrMap Attrs) : ComputedOp("take", std::move(Attrs)) {}
+} // namespace
 
-  std::string name() const override { return "AdvancedSubtensor1"; }
-  llvm::StringRef className() const override { return "AdvancedSubtensor1"; }
+Expected<std::vector<TensorType>>
+TakeOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  if (In[0].rank() == 0)
+    return opError("take needs an array of rank 1 or more, not " + In[0].str());
+  if (Error E = checkIndexType(In[1], "take"))
+    return E;
+  std::vector<Dim> Dims = {In[1].Dims[0]};
+  Dims.insert(Dims.end(), In[0].Dims.begin() + 1, In[0].Dims.end());
+  return std::vector<TensorType>{TensorType(In[0].Dtype, std::move(Dims))};
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    if (In[0].rank() == 0)
-      return opError("take needs an array of rank 1 or more, not " +
-                     In[0].str());
-    if (Error E = checkIndexType(In[1], "take"))
-      return E;
-    std::vector<Dim> Dims = {In[1].Dims[0]};
-    Dims.insert(Dims.end(), In[0].Dims.begin() + 1, In[0].Dims.end());
-    return std::vector<TensorType>{TensorType(In[0].Dtype, std::move(Dims))};
-  }
+Error TakeOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                      const ExecContext &) const {
+  Shape S = {In[1].dim(0)};
+  Shape Row = rowShape(In[0].shape());
+  S.insert(S.end(), Row.begin(), Row.end());
+  return createOutput(Out[0], In[0].dtype(), S);
+}
 
+Error TakeOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
+                      const ExecContext &) const {
+  const NDArray &X = In[0];
+  Expected<std::vector<int64_t>> Idx = readIndices(In[1], X.dim(0));
+  if (!Idx)
+    return Idx.takeError();
+  size_t Size = X.elementSize();
+  RowCopier Copy(Out[0], rowShape(X.strides()));
+  for (size_t I = 0; I < Idx->size(); ++I)
+    Copy.run(Out[0].data() + int64_t(I) * Out[0].strides()[0],
+             X.data() + (*Idx)[I] * X.strides()[0],
+             [Size](char *D, char *S) { std::memcpy(D, S, Size); });
+  return Error::success();
+}
 
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    Shape S = {In[1].dim(0)};
-    Shape Row = rowShape(In[0].shape());
-    S.insert(S.end(), Row.begin(), Row.end());
-    return createOutput(Out[0], In[0].dtype(), S);
-  }
+Expected<std::vector<TensorType>>
+IncRowsOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0], &Y = In[2];
+  if (X.rank() == 0)
+    return opError("inc_rows needs an array of rank 1 or more, not " + X.str());
+  if (Error E = checkIndexType(In[1], "inc_rows"))
+    return E;
+  if (Y.Dtype != X.Dtype)
+    return opError("inc_rows adds values of x's dtype: x is " + X.str() +
+                   ", y is " + Y.str());
+  if (Y.rank() > X.rank())
+    return opError("inc_rows: y (" + Y.str() + ") has more dims than "
+                   "x[idx]");
+  return std::vector<TensorType>{X};
+}
 
-  Error compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    Expected<std::vector<int64_t>> Idx = readIndices(In[1], X.dim(0));
-    if (!Idx)
-      return Idx.takeError();
-    size_t Size = X.elementSize();
-    RowCopier Copy(Out[0], rowShape(X.strides()));
+Error IncRowsOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                         const ExecContext &) const {
+  if (Error E = checkBroadcast(In))
+    return E;
+  return createOutput(Out[0], In[0].dtype(), In[0].shape());
+}
+
+Error IncRowsOp::compute(llvm::ArrayRef<NDArray> In,
+                         llvm::ArrayRef<NDArray> Out,
+                         const ExecContext &) const {
+  const NDArray &X = In[0], &Y = In[2];
+  Expected<std::vector<int64_t>> Idx = readIndices(In[1], X.dim(0));
+  if (!Idx)
+    return Idx.takeError();
+  // prepare() checked that y broadcasts to x[idx].
+  copyConvert(X, Out[0]);
+  Shape Picked = pickedShape(In);
+  Shape YStrides = broadcastStrides(Y, Picked);
+  RowCopier Rows(Out[0], rowShape(YStrides));
+  dispatchDType(X.dtype(), [&](auto Tag) {
+    using E = typename decltype(Tag)::type;
     for (size_t I = 0; I < Idx->size(); ++I)
-      Copy.run(Out[0].data() + int64_t(I) * Out[0].strides()[0],
-               X.data() + (*Idx)[I] * X.strides()[0],
-               [Size](char *D, char *S) { std::memcpy(D, S, Size); });
-    return Error::success();
+      Rows.run(Out[0].data() + (*Idx)[I] * Out[0].strides()[0],
+               Y.data() + int64_t(I) * YStrides[0],
+               [this](char *D, char *S) {
+                 E &To = *reinterpret_cast<E *>(D);
+                 E V = *reinterpret_cast<const E *>(S);
+                 if constexpr (std::is_same_v<E, bool>)
+                   To = Set ? V : (To || V);
+                 else
+                   To = Set ? V : E(To + V);
+               });
+  });
+  return Error::success();
+}
+
+double IncRowsOp::flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const {
+  if (Set || In[0].empty())
+    return 0;
+  return double(In[1].empty() ? 0 : In[1][0]) *
+         double(elementCount(rowShape(In[0])));
+}
+
+Shape IncRowsOp::pickedShape(llvm::ArrayRef<NDArray> In) {
+  Shape S = {In[1].dim(0)};
+  Shape Row = rowShape(In[0].shape());
+  S.insert(S.end(), Row.begin(), Row.end());
+  return S;
+}
+
+Error IncRowsOp::checkBroadcast(llvm::ArrayRef<NDArray> In) {
+  Shape Picked = pickedShape(In);
+  Expected<Shape> B = broadcastShapes({Picked, In[2].shape()});
+  if (!B || *B != Picked) {
+    if (!B)
+      llvm::consumeError(B.takeError());
+    return opError("inc_rows: y of shape " + shapeStr(In[2].shape()) +
+                   " does not broadcast to x[idx]'s shape " +
+                   shapeStr(Picked));
   }
+  return Error::success();
+}
 
-  double bytesMoved(llvm::ArrayRef<NDArray> In,
-                    llvm::ArrayRef<NDArray> Out) const override {
-    // The rows read, not all of x.
-    return 2.0 * double(Out[0].numBytes()) + double(In[1].numBytes());
-  }
-};
-
-class IncRowsOp final : public ComputedOp {
-public:
-  IncRowsOp(AttrMap Attrs, bool Set)
-      : ComputedOp("inc_rows", std::move(Attrs)), Set(Set) {}
-
-  std::string name() const override {
-    return std::string("AdvancedIncSubtensor1{") + (Set ? "set" : "inc") +
-           "}";
-  }
-  llvm::StringRef className() const override {
-    return "AdvancedIncSubtensor1";
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0], &Y = In[2];
-    if (X.rank() == 0)
-      return opError("inc_rows needs an array of rank 1 or more, not " +
-                     X.str());
-    if (Error E = checkIndexType(In[1], "inc_rows"))
-      return E;
-    if (Y.Dtype != X.Dtype)
-      return opError("inc_rows adds values of x's dtype: x is " + X.str() +
-                     ", y is " + Y.str());
-    if (Y.rank() > X.rank())
-      return opError("inc_rows: y (" + Y.str() + ") has more dims than "
-                     "x[idx]");
-    return std::vector<TensorType>{X};
-  }
-
-
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    if (Error E = checkBroadcast(In))
-      return E;
-    return createOutput(Out[0], In[0].dtype(), In[0].shape());
-  }
-
-  Error compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0], &Y = In[2];
-    Expected<std::vector<int64_t>> Idx = readIndices(In[1], X.dim(0));
-    if (!Idx)
-      return Idx.takeError();
-    // prepare() checked that y broadcasts to x[idx].
-    copyConvert(X, Out[0]);
-    Shape Picked = pickedShape(In);
-    Shape YStrides = broadcastStrides(Y, Picked);
-    RowCopier Rows(Out[0], rowShape(YStrides));
-    dispatchDType(X.dtype(), [&](auto Tag) {
-      using E = typename decltype(Tag)::type;
-      for (size_t I = 0; I < Idx->size(); ++I)
-        Rows.run(Out[0].data() + (*Idx)[I] * Out[0].strides()[0],
-                 Y.data() + int64_t(I) * YStrides[0],
-                 [this](char *D, char *S) {
-                   E &To = *reinterpret_cast<E *>(D);
-                   E V = *reinterpret_cast<const E *>(S);
-                   if constexpr (std::is_same_v<E, bool>)
-                     To = Set ? V : (To || V);
-                   else
-                     To = Set ? V : E(To + V);
-                 });
-    });
-    return Error::success();
-  }
-
-  double flops(llvm::ArrayRef<Shape> In,
-               llvm::ArrayRef<Shape>) const override {
-    if (Set || In[0].empty())
-      return 0;
-    return double(In[1].empty() ? 0 : In[1][0]) *
-           double(elementCount(rowShape(In[0])));
-  }
-
-private:
-  bool Set;
-
-  /// The shape of x[idx]: what y broadcasts to.
-  static Shape pickedShape(llvm::ArrayRef<NDArray> In) {
-    Shape S = {In[1].dim(0)};
-    Shape Row = rowShape(In[0].shape());
-    S.insert(S.end(), Row.begin(), Row.end());
-    return S;
-  }
-
-  static Error checkBroadcast(llvm::ArrayRef<NDArray> In) {
-    Shape Picked = pickedShape(In);
-    Expected<Shape> B = broadcastShapes({Picked, In[2].shape()});
-    if (!B || *B != Picked) {
-      if (!B)
-        llvm::consumeError(B.takeError());
-      return opError("inc_rows: y of shape " + shapeStr(In[2].shape()) +
-                     " does not broadcast to x[idx]'s shape " +
-                     shapeStr(Picked));
-    }
-    return Error::success();
-  }
-};
+namespace {
 
 Expected<OpRef> makeTake(const AttrMap &Attrs, unsigned) {
   if (Error E = AttrReader("take", Attrs).checkOnly({}))

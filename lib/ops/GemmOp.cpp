@@ -12,13 +12,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmOp.h"
-#include "ComputedOp.h"
 #include "ElemwiseOps.h"
 #include "MatrixProduct.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 #include <cmath>
 
 using namespace graphjit;
@@ -169,161 +169,144 @@ void loopAccumulate(const MatView &A, const MatView &B, T *C, T Alpha) {
     }
 }
 
-class GemmOp final : public ComputedOp {
-public:
-  GemmOp(AttrMap Attrs, GemmParams P)
-      : ComputedOp("gemm", std::move(Attrs)), P(P) {}
+} // namespace
 
-  /// Every parameter is spelled, since equal names make equal ops.
-  std::string name() const override {
-    std::string S = "Gemm{alpha=" + numberName(P.Alpha) +
-                    ",beta=" + numberName(P.Beta);
-    if (P.TransA)
-      S += ",trans_a";
-    if (P.TransB)
-      S += ",trans_b";
-    return S + ",no_inplace}";
+std::string GemmOp::name() const {
+  std::string S = "Gemm{alpha=" + numberName(P.Alpha) +
+                  ",beta=" + numberName(P.Beta);
+  if (P.TransA)
+    S += ",trans_a";
+  if (P.TransB)
+    S += ",trans_b";
+  return S + ",no_inplace}";
+}
+
+double GemmOp::flops(llvm::ArrayRef<Shape> In,
+                     llvm::ArrayRef<Shape> Out) const {
+  if (In.size() != 3 || Out.size() != 1 || In[1].empty())
+    return 0;
+  double MN = double(numElementsOf(Out[0]));
+  double K = double(In[1].size() == 2 && !P.TransA ? In[1][1] : In[1][0]);
+  double F = 0;
+  if (P.Alpha != 0)
+    F += 2 * MN * K + (P.Alpha != 1 ? MN : 0);
+  if (P.Beta != 0)
+    F += MN + (P.Beta != 1 ? MN : 0);
+  return F;
+}
+
+double GemmOp::bytesMoved(llvm::ArrayRef<NDArray> In,
+                          llvm::ArrayRef<NDArray> Out) const {
+  double Bytes = Op::bytesMoved(In, Out);
+  if (In.size() == 3) {
+    if (P.Beta == 0)
+      Bytes -= In[0].numBytes();
+    if (P.Alpha == 0)
+      Bytes -= In[1].numBytes() + In[2].numBytes();
   }
-  llvm::StringRef className() const override { return "Gemm"; }
-  const GemmParams &params() const { return P; }
+  return Bytes;
+}
 
-  /// 2·M·N·K for the product, plus one per output element for each of:
-  /// scaling it by alpha (≠ 1), scaling c by beta (∉ {0, 1}), adding c.
-  double flops(llvm::ArrayRef<Shape> In,
-               llvm::ArrayRef<Shape> Out) const override {
-    if (In.size() != 3 || Out.size() != 1 || In[1].empty())
-      return 0;
-    double MN = double(numElementsOf(Out[0]));
-    double K = double(In[1].size() == 2 && !P.TransA ? In[1][1] : In[1][0]);
-    double F = 0;
-    if (P.Alpha != 0)
-      F += 2 * MN * K + (P.Alpha != 1 ? MN : 0);
-    if (P.Beta != 0)
-      F += MN + (P.Beta != 1 ? MN : 0);
-    return F;
+Expected<std::vector<TensorType>>
+GemmOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  if (In.size() != 3)
+    return opError("gemm takes 3 inputs (c, a, b)");
+  if (Error E = checkDTypes(In[0].Dtype, In[1].Dtype, In[2].Dtype))
+    return E;
+  Expected<std::vector<Dim>> Product =
+      productDims(P, In[0].Dims, In[1].Dims, In[2].Dims);
+  if (!Product)
+    return Product.takeError();
+  // As add(dot(a, b), c) infers: c's known sizes and symbols refine the
+  // product's dims, so a rewrite keeps the type it replaces.
+  DType T = In[1].Dtype;
+  Expected<std::vector<Dim>> Dims =
+      broadcastDims({TensorType(T, std::move(*Product)), In[0]});
+  if (!Dims)
+    return Dims.takeError();
+  return std::vector<TensorType>{TensorType(T, std::move(*Dims))};
+}
+
+Error GemmOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                      const ExecContext &) const {
+  Expected<Shape> S = outputShape(In);
+  if (!S)
+    return S.takeError();
+  if (Out.size() != 1)
+    return opError("internal error: gemm has one output");
+  return createOutput(Out[0], In[1].dtype(), *S);
+}
+
+Error GemmOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
+                      const ExecContext &) const {
+  Expected<Shape> S = outputShape(In);
+  if (!S)
+    return S.takeError();
+  // The products write C order (isContiguous() is false for any array of
+  // no elements, which is never written).
+  if (Out.size() != 1 || Out[0].isNull() ||
+      Out[0].dtype() != In[1].dtype() || Out[0].shape() != *S ||
+      (elementCount(*S) != 0 && !Out[0].isContiguous()))
+    return opError("internal error: gemm's output was not prepared");
+  if (In[1].dtype() == DType::F32)
+    run<float>(In[0], In[1], In[2], Out[0]);
+  else
+    run<double>(In[0], In[1], In[2], Out[0]);
+  return Error::success();
+}
+
+Expected<Shape> GemmOp::outputShape(llvm::ArrayRef<NDArray> In) const {
+  if (In.size() != 3)
+    return opError("gemm takes 3 inputs (c, a, b)");
+  if (Error E = checkDTypes(In[0].dtype(), In[1].dtype(), In[2].dtype()))
+    return E;
+  Expected<std::vector<Dim>> Dims =
+      productDims(P, knownDims(In[0].shape()), knownDims(In[1].shape()),
+                  knownDims(In[2].shape()));
+  if (!Dims)
+    return Dims.takeError();
+  Shape S;
+  for (const Dim &D : *Dims)
+    S.push_back(D.Size);
+  return S;
+}
+
+template <typename T>
+void GemmOp::run(const NDArray &C, const NDArray &A, const NDArray &B,
+                 const NDArray &Out) const {
+  const Shape &S = Out.shape();
+  if (elementCount(S) == 0)
+    return;
+  T *Dst = Out.dataAs<T>();
+  if (P.Beta == 0) {
+    // c is not read: its NaNs and infinities do not reach the result.
+    fillWith(Out, 0);
+  } else {
+    const T Beta = T(P.Beta);
+    LoopOperand Ops[2] = {{Out.data(), Out.strides()},
+                          {C.data(), broadcastStrides(C, S)}};
+    forEachRow(S, Ops, [&](char **Ptr, const int64_t *St, int64_t N) {
+      for (int64_t I = 0; I < N; ++I) {
+        T X = *reinterpret_cast<const T *>(Ptr[1] + I * St[1]);
+        *reinterpret_cast<T *>(Ptr[0] + I * St[0]) =
+            Beta == T(1) ? X : Beta * X;
+      }
+    });
   }
+  MatView MA = leftView(A), MB = rightView(B);
+  if (P.TransA)
+    MA = MA.transposed();
+  if (P.TransB)
+    MB = MB.transposed();
+  // alpha 0 reads neither a nor b, as BLAS; K = 0 adds nothing.
+  if (P.Alpha == 0 || MA.Cols == 0)
+    return;
+  if (blasProduct(MA, MB, Dst, T(P.Alpha), T(1)))
+    return;
+  loopAccumulate<T>(MA, MB, Dst, T(P.Alpha));
+}
 
-  /// As dot's (operands and output), plus c; what is not read (c when beta
-  /// is 0, a and b when alpha is) is not counted.
-  double bytesMoved(llvm::ArrayRef<NDArray> In,
-                    llvm::ArrayRef<NDArray> Out) const override {
-    double Bytes = Op::bytesMoved(In, Out);
-    if (In.size() == 3) {
-      if (P.Beta == 0)
-        Bytes -= In[0].numBytes();
-      if (P.Alpha == 0)
-        Bytes -= In[1].numBytes() + In[2].numBytes();
-    }
-    return Bytes;
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    if (In.size() != 3)
-      return opError("gemm takes 3 inputs (c, a, b)");
-    if (Error E = checkDTypes(In[0].Dtype, In[1].Dtype, In[2].Dtype))
-      return E;
-    Expected<std::vector<Dim>> Product =
-        productDims(P, In[0].Dims, In[1].Dims, In[2].Dims);
-    if (!Product)
-      return Product.takeError();
-    // As add(dot(a, b), c) infers: c's known sizes and symbols refine the
-    // product's dims, so a rewrite keeps the type it replaces.
-    DType T = In[1].Dtype;
-    Expected<std::vector<Dim>> Dims =
-        broadcastDims({TensorType(T, std::move(*Product)), In[0]});
-    if (!Dims)
-      return Dims.takeError();
-    return std::vector<TensorType>{TensorType(T, std::move(*Dims))};
-  }
-
-
-  /// Checks dtypes and shapes and creates the output; the JIT then calls
-  /// compute() through gj_compute.
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    Expected<Shape> S = outputShape(In);
-    if (!S)
-      return S.takeError();
-    if (Out.size() != 1)
-      return opError("internal error: gemm has one output");
-    return createOutput(Out[0], In[1].dtype(), *S);
-  }
-
-  /// Fills the output prepare() made with beta·c, then adds alpha·op(a)·op(b).
-  Error compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
-                const ExecContext &) const override {
-    Expected<Shape> S = outputShape(In);
-    if (!S)
-      return S.takeError();
-    // The products write C order (isContiguous() is false for any array of
-    // no elements, which is never written).
-    if (Out.size() != 1 || Out[0].isNull() ||
-        Out[0].dtype() != In[1].dtype() || Out[0].shape() != *S ||
-        (elementCount(*S) != 0 && !Out[0].isContiguous()))
-      return opError("internal error: gemm's output was not prepared");
-    if (In[1].dtype() == DType::F32)
-      run<float>(In[0], In[1], In[2], Out[0]);
-    else
-      run<double>(In[0], In[1], In[2], Out[0]);
-    return Error::success();
-  }
-
-private:
-  GemmParams P;
-
-  /// The product's shape, after every check (prepare's and compute's).
-  Expected<Shape> outputShape(llvm::ArrayRef<NDArray> In) const {
-    if (In.size() != 3)
-      return opError("gemm takes 3 inputs (c, a, b)");
-    if (Error E = checkDTypes(In[0].dtype(), In[1].dtype(), In[2].dtype()))
-      return E;
-    Expected<std::vector<Dim>> Dims =
-        productDims(P, knownDims(In[0].shape()), knownDims(In[1].shape()),
-                    knownDims(In[2].shape()));
-    if (!Dims)
-      return Dims.takeError();
-    Shape S;
-    for (const Dim &D : *Dims)
-      S.push_back(D.Size);
-    return S;
-  }
-
-  template <typename T>
-  void run(const NDArray &C, const NDArray &A, const NDArray &B,
-           const NDArray &Out) const {
-    const Shape &S = Out.shape();
-    if (elementCount(S) == 0)
-      return;
-    T *Dst = Out.dataAs<T>();
-    if (P.Beta == 0) {
-      // c is not read: its NaNs and infinities do not reach the result.
-      fillWith(Out, 0);
-    } else {
-      const T Beta = T(P.Beta);
-      LoopOperand Ops[2] = {{Out.data(), Out.strides()},
-                            {C.data(), broadcastStrides(C, S)}};
-      forEachRow(S, Ops, [&](char **Ptr, const int64_t *St, int64_t N) {
-        for (int64_t I = 0; I < N; ++I) {
-          T X = *reinterpret_cast<const T *>(Ptr[1] + I * St[1]);
-          *reinterpret_cast<T *>(Ptr[0] + I * St[0]) =
-              Beta == T(1) ? X : Beta * X;
-        }
-      });
-    }
-    MatView MA = leftView(A), MB = rightView(B);
-    if (P.TransA)
-      MA = MA.transposed();
-    if (P.TransB)
-      MB = MB.transposed();
-    // alpha 0 reads neither a nor b, as BLAS; K = 0 adds nothing.
-    if (P.Alpha == 0 || MA.Cols == 0)
-      return;
-    if (blasProduct(MA, MB, Dst, T(P.Alpha), T(1)))
-      return;
-    loopAccumulate<T>(MA, MB, Dst, T(P.Alpha));
-  }
-};
+namespace {
 
 Expected<OpRef> makeGemm(const AttrMap &Attrs, unsigned) {
   Expected<GemmParams> P = readParams(Attrs);
@@ -346,10 +329,10 @@ Expected<OpRef> graphjit::makeGemmOp(const GemmParams &P) {
 }
 
 std::optional<GemmParams> graphjit::gemmParams(const Op &O) {
-  // The build has no RTTI: the class name says the op is a GemmOp.
-  if (O.className() != "Gemm")
+  const auto *G = llvm::dyn_cast<GemmOp>(&O);
+  if (!G)
     return std::nullopt;
-  return static_cast<const GemmOp &>(O).params();
+  return G->params();
 }
 
 void graphjit::registerGemmOp(OpRegistry &R) {

@@ -3,8 +3,12 @@
 #include "GpuOps.h"
 #include "ops/ElemwiseOps.h"
 #include "ops/GemmOp.h"
+#include "ops/IndexingOps.h"
+#include "ops/LinalgOps.h"
+#include "ops/ShapeOps.h"
 #include "ops/StructuralLoweringInfo.h"
 #include "ops/StructuralUtil.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using llvm::Error;
@@ -20,14 +24,13 @@ GpuRole graphjit::gpuRoleOf(const Op &O, llvm::ArrayRef<TensorType> In,
     return GpuRole::None;
   };
   llvm::StringRef Class = O.className();
-  if (Class.starts_with("Gpu") || transferDirection(O))
+  if (llvm::isa<GpuOp, TransferOp>(&O))
     return No("already on the device");
-  if (Class == "Elemwise") {
+  if (const auto *E = llvm::dyn_cast<Elemwise>(&O)) {
     // A kernel cannot fail, and an integer to a negative power must.
-    const auto &E = static_cast<const Elemwise &>(O);
     bool Integral = llvm::none_of(
         In, [](const TensorType &T) { return isFloat(T.Dtype); });
-    if (!E.composite() && E.scalarOp() == ScalarOpKind::Pow && Integral)
+    if (!E->composite() && E->scalarOp() == ScalarOpKind::Pow && Integral)
       return No("an integer pow may fail at run time, which a kernel "
                 "cannot report");
     return GpuRole::Kernel;
@@ -40,16 +43,17 @@ GpuRole graphjit::gpuRoleOf(const Op &O, llvm::ArrayRef<TensorType> In,
   }
   if (softmaxInfo(O, Rank) || allocFill(O))
     return GpuRole::Kernel;
-  if (Class == "DimShuffle" || Class == "Reshape" || Class == "Subtensor")
+  if (llvm::isa<DimShuffleOp, ReshapeOp, SubtensorOp>(&O))
     return GpuRole::View;
-  if (Class == "Dot" || Class == "Gemm") {
+  bool IsDot = llvm::isa<DotOp>(&O), IsGemm = llvm::isa<GemmOp>(&O);
+  if (IsDot || IsGemm) {
     for (const TensorType &T : In)
       if (!isBlasDtype(T.Dtype) || T.Dtype != In[0].Dtype)
         return No("cuBLAS takes f32 or f64 operands of one dtype, not " +
                   T.str());
-    if (Class == "Dot" && (In[0].rank() == 0 || In[1].rank() == 0))
+    if (IsDot && (In[0].rank() == 0 || In[1].rank() == 0))
       return No("a product with a scalar is an Elemwise mul");
-    if (Class == "Gemm" && (In[1].rank() != 2 || In[2].rank() != 2))
+    if (IsGemm && (In[1].rank() != 2 || In[2].rank() != 2))
       return No("GpuGemm takes matrices");
     return GpuRole::Blas;
   }
@@ -61,8 +65,8 @@ static std::string gpuClassName(const Op &Host) {
 }
 
 GpuOp::GpuOp(OpRef H, GpuRole Role)
-    : Op(("gpu_" + H->formatName()).str(), H->attrs()), Host(std::move(H)),
-      Role(Role), ClassName(gpuClassName(*Host)) {}
+    : Op(("gpu_" + H->formatName()).str(), H->attrs(), OpKind::Gpu),
+      Host(std::move(H)), Role(Role), ClassName(gpuClassName(*Host)) {}
 
 /// Runs a device Apply of op O through the function's GpuProgram.
 static Error runOnDevice(const Op &O, llvm::ArrayRef<NDArray> Inputs,
@@ -82,59 +86,29 @@ Error GpuOp::perform(llvm::ArrayRef<NDArray> Inputs,
 }
 
 const GpuOp *graphjit::gpuOpOf(const Op &O) {
-  // No RTTI: GpuOp is the only op whose class starts with "Gpu" and which
-  // is not a transfer.
-  if (!O.className().starts_with("Gpu") || transferDirection(O))
-    return nullptr;
-  return static_cast<const GpuOp *>(&O);
+  return llvm::dyn_cast<GpuOp>(&O);
 }
 
-namespace {
+Expected<std::vector<TensorType>>
+TransferOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  if (In.size() != 1)
+    return opError(formatName() + " takes one input");
+  return std::vector<TensorType>{In[0]};
+}
 
-class TransferOp final : public Op {
-public:
-  explicit TransferOp(TransferDirection D)
-      : Op(D == TransferDirection::ToDevice ? "gpu_from_host"
-                                            : "host_from_gpu",
-           {}),
-        D(D) {}
-  TransferDirection direction() const { return D; }
-
-  std::string name() const override { return className().str(); }
-  llvm::StringRef className() const override {
-    return D == TransferDirection::ToDevice ? "GpuFromHost" : "HostFromGpu";
-  }
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    if (In.size() != 1)
-      return opError(formatName() + " takes one input");
-    return std::vector<TensorType>{In[0]};
-  }
-  Error perform(llvm::ArrayRef<NDArray> Inputs, std::vector<NDArray> &Outputs,
-                const ExecContext &Ctx) const override {
-    return runOnDevice(*this, Inputs, Outputs, Ctx);
-  }
-  /// A transfer reads and writes its whole value once.
-  double bytesMoved(llvm::ArrayRef<NDArray> Inputs,
-                    llvm::ArrayRef<NDArray>) const override {
-    return Inputs.empty() ? 0 : double(Inputs[0].numBytes());
-  }
-
-private:
-  TransferDirection D;
-};
-
-} // namespace
+Error TransferOp::perform(llvm::ArrayRef<NDArray> Inputs,
+                          std::vector<NDArray> &Outputs,
+                          const ExecContext &Ctx) const {
+  return runOnDevice(*this, Inputs, Outputs, Ctx);
+}
 
 OpRef graphjit::makeTransferOp(TransferDirection D) {
   return std::make_shared<TransferOp>(D);
 }
 
 std::optional<TransferDirection> graphjit::transferDirection(const Op &O) {
-  if (O.className() == "GpuFromHost")
-    return TransferDirection::ToDevice;
-  if (O.className() == "HostFromGpu")
-    return TransferDirection::ToHost;
+  if (const auto *T = llvm::dyn_cast<TransferOp>(&O))
+    return T->direction();
   return std::nullopt;
 }
 

@@ -19,12 +19,17 @@
 // Everything else stays on the host; gpuRoleOf says why, for the report's
 // tips. GPU ops never work in place (the inplace rewrite leaves them be).
 //
+// GpuOp and TransferOp are declared here so that the other layers dispatch
+// on them with isa<>/dyn_cast<> (or gpuOpOf and transferDirection).
+//
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_GPU_GPUOPS_H
 #define GRAPHJIT_GPU_GPUOPS_H
 
 #include "graphjit/Op.h"
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace graphjit {
 
@@ -39,6 +44,8 @@ GpuRole gpuRoleOf(const Op &O, llvm::ArrayRef<TensorType> In,
 class GpuOp final : public Op {
 public:
   GpuOp(OpRef Host, GpuRole Role);
+
+  static bool classof(const Op *O) { return O->kind() == OpKind::Gpu; }
 
   const Op &hostOp() const { return *Host; }
   const OpRef &hostOpRef() const { return Host; }
@@ -80,9 +87,39 @@ private:
 /// The GpuOp of N's op if N runs on the device, else null.
 const GpuOp *gpuOpOf(const Op &O);
 
+enum class TransferDirection { ToDevice, ToHost };
+
 /// Copies between host and device memory (Theano's GpuFromHost and
 /// HostFromGpu): `gpu_from_host(x)`, `host_from_gpu(x)`.
-enum class TransferDirection { ToDevice, ToHost };
+class TransferOp final : public Op {
+public:
+  explicit TransferOp(TransferDirection D)
+      : Op(D == TransferDirection::ToDevice ? "gpu_from_host" : "host_from_gpu",
+           {}, OpKind::Transfer),
+        D(D) {}
+  TransferDirection direction() const { return D; }
+
+  static bool classof(const Op *O) { return O->kind() == OpKind::Transfer; }
+
+  std::string name() const override { return className().str(); }
+  llvm::StringRef className() const override {
+    return D == TransferDirection::ToDevice ? "GpuFromHost" : "HostFromGpu";
+  }
+  llvm::Expected<std::vector<TensorType>>
+  inferTypes(llvm::ArrayRef<TensorType> In) const override;
+  llvm::Error perform(llvm::ArrayRef<NDArray> Inputs,
+                      std::vector<NDArray> &Outputs,
+                      const ExecContext &Ctx) const override;
+  /// A transfer reads and writes its whole value once.
+  double bytesMoved(llvm::ArrayRef<NDArray> Inputs,
+                    llvm::ArrayRef<NDArray>) const override {
+    return Inputs.empty() ? 0 : double(Inputs[0].numBytes());
+  }
+
+private:
+  TransferDirection D;
+};
+
 OpRef makeTransferOp(TransferDirection D);
 /// The direction if O is a transfer, else nullopt.
 std::optional<TransferDirection> transferDirection(const Op &O);

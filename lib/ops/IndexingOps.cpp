@@ -7,21 +7,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IndexingOps.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 #include <optional>
 
 using namespace graphjit;
 using llvm::Error;
 using llvm::Expected;
 
-namespace {
-
 //===----------------------------------------------------------------------===//
 // Subtensor
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 /// A slice resolved against a length, as PySlice_AdjustIndices does.
 struct ResolvedSlice {
@@ -58,80 +60,59 @@ ResolvedSlice resolveSlice(int64_t Len, std::optional<int64_t> Start,
   return R;
 }
 
-class SubtensorOp final : public Op {
-public:
-  SubtensorOp(AttrMap Attrs, int64_t Axis, std::optional<int64_t> Start,
-              std::optional<int64_t> Stop, std::optional<int64_t> Step)
-      : Op("subtensor", std::move(Attrs)), Axis(Axis), Start(Start),
-        Stop(Stop), Step(Step) {}
+} // namespace
 
-  std::string name() const override {
-    auto Part = [](std::optional<int64_t> V) {
-      return V ? std::to_string(*V) : std::string();
-    };
-    std::string S = "Subtensor{axis=" + std::to_string(Axis) + ", " +
-                    Part(Start) + ":" + Part(Stop);
-    if (Step)
-      S += ":" + Part(Step);
-    return S + "}";
-  }
-  llvm::StringRef className() const override { return "Subtensor"; }
-  OutputAlias outputAlias(unsigned) const override {
-    return OutputAlias::viewOf(0);
-  }
-  double bytesMoved(llvm::ArrayRef<NDArray>,
-                    llvm::ArrayRef<NDArray>) const override {
-    return 0;
-  }
+std::string SubtensorOp::name() const {
+  auto Part = [](std::optional<int64_t> V) {
+    return V ? std::to_string(*V) : std::string();
+  };
+  std::string S = "Subtensor{axis=" + std::to_string(Axis) + ", " +
+                  Part(Start) + ":" + Part(Stop);
+  if (Step)
+    S += ":" + Part(Step);
+  return S + "}";
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    TensorType T = In[0];
-    if (T.rank() == 0)
-      return opError("subtensor cannot slice a 0-d array (" + T.str() + ")");
-    Expected<unsigned> A = checkAxis(Axis, T.rank());
-    if (!A)
-      return attrError("axis", llvm::toString(A.takeError()));
-    Dim &D = T.Dims[*A];
-    if (D.isKnown())
-      D = Dim::known(resolveSlice(D.Size, Start, Stop, Step.value_or(1)).Length);
-    else if (Start || Stop || Step.value_or(1) != 1)
-      D = Dim::unknown(); // `x[::]` keeps even a symbolic dim
-    return std::vector<TensorType>{T};
-  }
+Expected<std::vector<TensorType>>
+SubtensorOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  TensorType T = In[0];
+  if (T.rank() == 0)
+    return opError("subtensor cannot slice a 0-d array (" + T.str() + ")");
+  Expected<unsigned> A = checkAxis(Axis, T.rank());
+  if (!A)
+    return attrError("axis", llvm::toString(A.takeError()));
+  Dim &D = T.Dims[*A];
+  if (D.isKnown())
+    D = Dim::known(resolveSlice(D.Size, Start, Stop, Step.value_or(1)).Length);
+  else if (Start || Stop || Step.value_or(1) != 1)
+    D = Dim::unknown(); // `x[::]` keeps even a symbolic dim
+  return std::vector<TensorType>{T};
+}
 
-  /// The view is all there is to compute, for the JIT too.
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    return prepare(In, Out, Ctx);
-  }
+Error SubtensorOp::prepare(llvm::ArrayRef<NDArray> In,
+                           std::vector<NDArray> &Out,
+                           const ExecContext &) const {
+  const NDArray &X = In[0];
+  if (X.rank() == 0)
+    return opError("subtensor cannot slice a 0-d array");
+  Expected<unsigned> A = checkAxis(Axis, X.rank());
+  if (!A)
+    return A.takeError();
+  ResolvedSlice R = resolveSlice(X.dim(*A), Start, Stop, Step.value_or(1));
+  Shape S = X.shape(), St = X.strides();
+  int64_t Offset = 0;
+  // Only a slice of two or more elements uses the new stride, and only a
+  // non-empty one reads at Start; both then lie inside the array.
+  if (R.Length > 0 && __builtin_mul_overflow(R.Start, St[*A], &Offset))
+    return opError("subtensor: byte offset overflows");
+  if (R.Length > 1 && __builtin_mul_overflow(St[*A], R.Step, &St[*A]))
+    return opError("subtensor: byte stride overflows");
+  S[*A] = R.Length;
+  Out[0] = X.view(S, St, Offset);
+  return Error::success();
+}
 
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    if (X.rank() == 0)
-      return opError("subtensor cannot slice a 0-d array");
-    Expected<unsigned> A = checkAxis(Axis, X.rank());
-    if (!A)
-      return A.takeError();
-    ResolvedSlice R = resolveSlice(X.dim(*A), Start, Stop, Step.value_or(1));
-    Shape S = X.shape(), St = X.strides();
-    int64_t Offset = 0;
-    // Only a slice of two or more elements uses the new stride, and only a
-    // non-empty one reads at Start; both then lie inside the array.
-    if (R.Length > 0 && __builtin_mul_overflow(R.Start, St[*A], &Offset))
-      return opError("subtensor: byte offset overflows");
-    if (R.Length > 1 && __builtin_mul_overflow(St[*A], R.Step, &St[*A]))
-      return opError("subtensor: byte stride overflows");
-    S[*A] = R.Length;
-    Out[0] = X.view(S, St, Offset);
-    return Error::success();
-  }
-
-private:
-  int64_t Axis;
-  std::optional<int64_t> Start, Stop, Step;
-};
+namespace {
 
 Expected<OpRef> makeSubtensor(const AttrMap &Attrs, unsigned) {
   AttrReader R("subtensor", Attrs);
@@ -156,148 +137,131 @@ Expected<OpRef> makeSubtensor(const AttrMap &Attrs, unsigned) {
                                        Parts[2]);
 }
 
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Join (concatenate)
 //===----------------------------------------------------------------------===//
 
-class JoinOp final : public Op {
-public:
-  JoinOp(AttrMap Attrs, int64_t Axis)
-      : Op("concatenate", std::move(Attrs)), Axis(Axis) {}
+template <typename RankOf>
+Error JoinOp::checkRanks(unsigned Rank, size_t N, RankOf &&RankAt) {
+  if (Rank == 0)
+    return opError("zero-dimensional arrays cannot be concatenated");
+  for (size_t I = 1; I < N; ++I)
+    if (RankAt(I) != Rank)
+      return opError("all the input arrays must have same number of "
+                     "dimensions, but the array at index 0 has " +
+                     std::to_string(Rank) +
+                     " dimension(s) and the array at index " +
+                     std::to_string(I) + " has " +
+                     std::to_string(RankAt(I)) + " dimension(s)");
+  return Error::success();
+}
 
-  std::string name() const override {
-    return "Join{axis=" + std::to_string(Axis) + "}";
-  }
-  llvm::StringRef className() const override { return "Join"; }
+Error JoinOp::dimMismatch(unsigned D, size_t I, int64_t SizeI, size_t J,
+                          int64_t SizeJ) {
+  return opError("all the input array dimensions except for the "
+                 "concatenation axis must match exactly, but along "
+                 "dimension " +
+                 std::to_string(D) + ", the array at index " +
+                 std::to_string(I) + " has size " + std::to_string(SizeI) +
+                 " and the array at index " + std::to_string(J) +
+                 " has size " + std::to_string(SizeJ));
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const unsigned Rank = In[0].rank();
-    if (Error E = checkRanks(Rank, In.size(), [&](size_t I) {
-          return In[I].rank();
-        }))
-      return E;
-    Expected<unsigned> A = checkAxis(Axis, Rank);
-    if (!A)
-      return attrError("axis", llvm::toString(A.takeError()));
-    DType T = In[0].Dtype;
-    for (const TensorType &X : In)
-      T = promote(T, X.Dtype);
-    std::vector<Dim> Dims;
-    for (unsigned D = 0; D < Rank; ++D) {
-      if (D == *A) {
-        Dims.push_back(joinedDim(In, D));
-        continue;
-      }
-      // Any known size fixes the dim; other known sizes must agree.
-      std::optional<size_t> KnownAt;
-      bool SameSymbol = true;
-      for (size_t I = 0; I < In.size(); ++I) {
-        const Dim &X = In[I].Dims[D];
-        SameSymbol &= X.isSymbolic() && X == In[0].Dims[D];
-        if (!X.isKnown())
-          continue;
-        if (KnownAt && In[*KnownAt].Dims[D].Size != X.Size)
-          return dimMismatch(D, *KnownAt, In[*KnownAt].Dims[D].Size, I,
-                             X.Size);
-        if (!KnownAt)
-          KnownAt = I;
-      }
-      Dims.push_back(KnownAt      ? In[*KnownAt].Dims[D]
-                     : SameSymbol ? In[0].Dims[D]
-                                  : Dim::unknown());
+Dim JoinOp::joinedDim(llvm::ArrayRef<TensorType> In, unsigned D) {
+  if (In.size() == 1)
+    return In[0].Dims[D];
+  int64_t Sum = 0;
+  for (const TensorType &X : In)
+    if (!X.Dims[D].isKnown() ||
+        __builtin_add_overflow(Sum, X.Dims[D].Size, &Sum))
+      return Dim::unknown();
+  return Dim::known(Sum);
+}
+
+Expected<std::vector<TensorType>>
+JoinOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const unsigned Rank = In[0].rank();
+  if (Error E = checkRanks(Rank, In.size(), [&](size_t I) {
+        return In[I].rank();
+      }))
+    return E;
+  Expected<unsigned> A = checkAxis(Axis, Rank);
+  if (!A)
+    return attrError("axis", llvm::toString(A.takeError()));
+  DType T = In[0].Dtype;
+  for (const TensorType &X : In)
+    T = promote(T, X.Dtype);
+  std::vector<Dim> Dims;
+  for (unsigned D = 0; D < Rank; ++D) {
+    if (D == *A) {
+      Dims.push_back(joinedDim(In, D));
+      continue;
     }
-    return std::vector<TensorType>{TensorType(T, std::move(Dims))};
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    const NDArray &R = Out[0];
-    const unsigned A = *normalizedAxis(R.rank());
-    if (elementCount(R.shape()) == 0)
-      return Error::success();
-    int64_t Offset = 0;
-    for (const NDArray &X : In) {
-      Shape Part = R.shape();
-      Part[A] = X.dim(A);
-      copyConvert(X, R.view(Part, R.strides(), Offset * R.strides()[A]));
-      Offset += X.dim(A);
-    }
-    return Error::success();
-  }
-
-  /// Checks ranks and dims and creates the output of the promoted dtype.
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const unsigned Rank = In[0].rank();
-    if (Error E = checkRanks(Rank, In.size(),
-                             [&](size_t I) { return In[I].rank(); }))
-      return E;
-    Expected<unsigned> A = checkAxis(Axis, Rank);
-    if (!A)
-      return A.takeError();
-    Shape S = In[0].shape();
-    S[*A] = 0;
-    DType T = In[0].dtype();
+    // Any known size fixes the dim; other known sizes must agree.
+    std::optional<size_t> KnownAt;
+    bool SameSymbol = true;
     for (size_t I = 0; I < In.size(); ++I) {
-      T = promote(T, In[I].dtype());
-      for (unsigned D = 0; D < Rank; ++D)
-        if (D != *A && In[I].dim(D) != In[0].dim(D))
-          return dimMismatch(D, 0, In[0].dim(D), I, In[I].dim(D));
-      if (__builtin_add_overflow(S[*A], In[I].dim(*A), &S[*A]))
-        return opError("concatenate: the joined dim overflows");
+      const Dim &X = In[I].Dims[D];
+      SameSymbol &= X.isSymbolic() && X == In[0].Dims[D];
+      if (!X.isKnown())
+        continue;
+      if (KnownAt && In[*KnownAt].Dims[D].Size != X.Size)
+        return dimMismatch(D, *KnownAt, In[*KnownAt].Dims[D].Size, I,
+                           X.Size);
+      if (!KnownAt)
+        KnownAt = I;
     }
-    return createOutput(Out[0], T, S);
+    Dims.push_back(KnownAt      ? In[*KnownAt].Dims[D]
+                   : SameSymbol ? In[0].Dims[D]
+                                : Dim::unknown());
   }
+  return std::vector<TensorType>{TensorType(T, std::move(Dims))};
+}
 
-  /// The joined axis for inputs of rank Rank; nullopt if out of range.
-  std::optional<unsigned> normalizedAxis(unsigned Rank) const {
-    return validAxis(Axis, Rank);
-  }
-
-private:
-  int64_t Axis;
-
-  template <typename RankOf>
-  static Error checkRanks(unsigned Rank, size_t N, RankOf &&RankAt) {
-    if (Rank == 0)
-      return opError("zero-dimensional arrays cannot be concatenated");
-    for (size_t I = 1; I < N; ++I)
-      if (RankAt(I) != Rank)
-        return opError("all the input arrays must have same number of "
-                       "dimensions, but the array at index 0 has " +
-                       std::to_string(Rank) +
-                       " dimension(s) and the array at index " +
-                       std::to_string(I) + " has " +
-                       std::to_string(RankAt(I)) + " dimension(s)");
+Error JoinOp::perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                      const ExecContext &Ctx) const {
+  if (Error E = prepare(In, Out, Ctx))
+    return E;
+  const NDArray &R = Out[0];
+  const unsigned A = *normalizedAxis(R.rank());
+  if (elementCount(R.shape()) == 0)
     return Error::success();
+  int64_t Offset = 0;
+  for (const NDArray &X : In) {
+    Shape Part = R.shape();
+    Part[A] = X.dim(A);
+    copyConvert(X, R.view(Part, R.strides(), Offset * R.strides()[A]));
+    Offset += X.dim(A);
   }
+  return Error::success();
+}
 
-  static Error dimMismatch(unsigned D, size_t I, int64_t SizeI, size_t J,
-                           int64_t SizeJ) {
-    return opError("all the input array dimensions except for the "
-                   "concatenation axis must match exactly, but along "
-                   "dimension " +
-                   std::to_string(D) + ", the array at index " +
-                   std::to_string(I) + " has size " + std::to_string(SizeI) +
-                   " and the array at index " + std::to_string(J) +
-                   " has size " + std::to_string(SizeJ));
+Error JoinOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                      const ExecContext &) const {
+  const unsigned Rank = In[0].rank();
+  if (Error E = checkRanks(Rank, In.size(),
+                           [&](size_t I) { return In[I].rank(); }))
+    return E;
+  Expected<unsigned> A = checkAxis(Axis, Rank);
+  if (!A)
+    return A.takeError();
+  Shape S = In[0].shape();
+  S[*A] = 0;
+  DType T = In[0].dtype();
+  for (size_t I = 0; I < In.size(); ++I) {
+    T = promote(T, In[I].dtype());
+    for (unsigned D = 0; D < Rank; ++D)
+      if (D != *A && In[I].dim(D) != In[0].dim(D))
+        return dimMismatch(D, 0, In[0].dim(D), I, In[I].dim(D));
+    if (__builtin_add_overflow(S[*A], In[I].dim(*A), &S[*A]))
+      return opError("concatenate: the joined dim overflows");
   }
+  return createOutput(Out[0], T, S);
+}
 
-  /// The concatenated dim: the sum when every size is known.
-  static Dim joinedDim(llvm::ArrayRef<TensorType> In, unsigned D) {
-    if (In.size() == 1)
-      return In[0].Dims[D];
-    int64_t Sum = 0;
-    for (const TensorType &X : In)
-      if (!X.Dims[D].isKnown() ||
-          __builtin_add_overflow(Sum, X.Dims[D].Size, &Sum))
-        return Dim::unknown();
-    return Dim::known(Sum);
-  }
-};
+namespace {
 
 Expected<OpRef> makeJoin(const AttrMap &Attrs, unsigned) {
   AttrReader R("concatenate", Attrs);
@@ -312,9 +276,10 @@ Expected<OpRef> makeJoin(const AttrMap &Attrs, unsigned) {
 } // namespace
 
 std::optional<unsigned> graphjit::joinAxis(const Op &O, unsigned Rank) {
-  if (O.className() != "Join" || Rank == 0)
+  const auto *J = llvm::dyn_cast<JoinOp>(&O);
+  if (!J || Rank == 0)
     return std::nullopt;
-  return static_cast<const JoinOp &>(O).normalizedAxis(Rank);
+  return J->normalizedAxis(Rank);
 }
 
 void graphjit::registerIndexingOps(OpRegistry &R) {

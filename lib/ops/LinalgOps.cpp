@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ComputedOp.h"
+#include "LinalgOps.h"
 #include "GemmOp.h"
 #include "MatrixProduct.h"
 #include "Strided.h"
@@ -92,111 +92,100 @@ Error notAligned(const std::string &SA, const std::string &SB, int64_t DA,
                  " (dim " + std::to_string(DA) + ") != " + KB + " (dim 0)");
 }
 
-class DotOp final : public ComputedOp {
-public:
-  explicit DotOp(AttrMap Attrs) : ComputedOp("dot", std::move(Attrs)) {}
+} // namespace
 
-  std::string name() const override { return "Dot"; }
-  llvm::StringRef className() const override { return "Dot"; }
+double DotOp::flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape> Out) const {
+  if (In[0].empty() || In[1].empty())
+    return Out.empty() ? 0 : double(elementCount(Out[0]));
+  // 2·M·N·K = 2 · (output elements) · K.
+  return 2.0 * double(Out.empty() ? 1 : elementCount(Out[0])) *
+         double(In[0].back());
+}
 
-  double flops(llvm::ArrayRef<Shape> In,
-               llvm::ArrayRef<Shape> Out) const override {
-    if (In[0].empty() || In[1].empty())
-      return Out.empty() ? 0 : double(elementCount(Out[0]));
-    // 2·M·N·K = 2 · (output elements) · K.
-    return 2.0 * double(Out.empty() ? 1 : elementCount(Out[0])) *
-           double(In[0].back());
-  }
+Expected<std::vector<TensorType>>
+DotOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &A = In[0], &B = In[1];
+  for (const TensorType *X : {&A, &B})
+    if (X->rank() > 2)
+      return opError("dot takes operands of rank 0 to 2, not " + X->str());
+  DType T = promote(A.Dtype, B.Dtype);
+  if (A.rank() == 0 || B.rank() == 0)
+    return std::vector<TensorType>{TensorType(T, (A.rank() == 0 ? B : A).Dims)};
+  const Dim &KA = A.Dims.back(), &KB = B.Dims[0];
+  if (KA.isKnown() && KB.isKnown() && KA.Size != KB.Size)
+    return notAligned(compactDimsStr(A.Dims), compactDimsStr(B.Dims),
+                      A.rank() - 1, KA.str(), KB.str());
+  std::vector<Dim> Dims;
+  if (A.rank() == 2)
+    Dims.push_back(A.Dims[0]);
+  if (B.rank() == 2)
+    Dims.push_back(B.Dims[1]);
+  return std::vector<TensorType>{TensorType(T, std::move(Dims))};
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &A = In[0], &B = In[1];
-    for (const TensorType *X : {&A, &B})
-      if (X->rank() > 2)
-        return opError("dot takes operands of rank 0 to 2, not " + X->str());
-    DType T = promote(A.Dtype, B.Dtype);
-    if (A.rank() == 0 || B.rank() == 0)
-      return std::vector<TensorType>{
-          TensorType(T, (A.rank() == 0 ? B : A).Dims)};
-    const Dim &KA = A.Dims.back(), &KB = B.Dims[0];
-    if (KA.isKnown() && KB.isKnown() && KA.Size != KB.Size)
-      return notAligned(compactDimsStr(A.Dims), compactDimsStr(B.Dims),
-                        A.rank() - 1, KA.str(), KB.str());
-    std::vector<Dim> Dims;
-    if (A.rank() == 2)
-      Dims.push_back(A.Dims[0]);
-    if (B.rank() == 2)
-      Dims.push_back(B.Dims[1]);
-    return std::vector<TensorType>{TensorType(T, std::move(Dims))};
-  }
+Error DotOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                     const ExecContext &) const {
+  const NDArray &A = In[0], &B = In[1];
+  if (A.rank() > 2 || B.rank() > 2)
+    return opError("dot takes operands of rank 0 to 2, not shapes " +
+                   shapeStr(A.shape()) + " and " + shapeStr(B.shape()));
+  DType T = promote(A.dtype(), B.dtype());
+  if (A.rank() == 0 || B.rank() == 0)
+    return createOutput(Out[0], T, (A.rank() == 0 ? B : A).shape());
+  int64_t KA = A.shape().back(), KB = B.dim(0);
+  if (KA != KB)
+    return notAligned(compactShapeStr(A.shape()), compactShapeStr(B.shape()),
+                      A.rank() - 1, std::to_string(KA), std::to_string(KB));
+  Shape OutShape;
+  if (A.rank() == 2)
+    OutShape.push_back(A.dim(0));
+  if (B.rank() == 2)
+    OutShape.push_back(B.dim(1));
+  return createOutput(Out[0], T, OutShape);
+}
 
-
-  /// Checks ranks and the contracted dims and creates the output; the JIT
-  /// then calls compute() through gj_compute.
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &A = In[0], &B = In[1];
-    if (A.rank() > 2 || B.rank() > 2)
-      return opError("dot takes operands of rank 0 to 2, not shapes " +
-                     shapeStr(A.shape()) + " and " + shapeStr(B.shape()));
-    DType T = promote(A.dtype(), B.dtype());
-    if (A.rank() == 0 || B.rank() == 0)
-      return createOutput(Out[0], T, (A.rank() == 0 ? B : A).shape());
-    int64_t KA = A.shape().back(), KB = B.dim(0);
-    if (KA != KB)
-      return notAligned(compactShapeStr(A.shape()), compactShapeStr(B.shape()),
-                        A.rank() - 1, std::to_string(KA), std::to_string(KB));
-    Shape OutShape;
-    if (A.rank() == 2)
-      OutShape.push_back(A.dim(0));
-    if (B.rank() == 2)
-      OutShape.push_back(B.dim(1));
-    return createOutput(Out[0], T, OutShape);
-  }
-
-  /// Writes the product into the output prepare() made: BLAS for f32 and
-  /// f64 where the layouts allow, loops otherwise.
-  Error compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
-                const ExecContext &) const override {
-    DType T = promote(In[0].dtype(), In[1].dtype());
-    // The products write C order (isContiguous() is false for any array
-    // of no elements, which is never written).
-    if (In[0].rank() > 2 || In[1].rank() > 2 || Out.size() != 1 ||
-        Out[0].isNull() || Out[0].dtype() != T ||
-        (elementCount(Out[0].shape()) != 0 && !Out[0].isContiguous()))
-      return opError("internal error: dot's output was not prepared");
-    NDArray A = In[0].dtype() == T ? In[0] : In[0].astype(T);
-    NDArray B = In[1].dtype() == T ? In[1] : In[1].astype(T);
-    if (A.rank() == 0 || B.rank() == 0) {
-      dispatchDType(T, [&](auto Tag) {
-        scaleProduct<typename decltype(Tag)::type>(A, B, Out[0]);
-      });
-      return Error::success();
-    }
-    MatView MA = leftView(A), MB = rightView(B);
-    // Empty products: nothing to write, or zeros.
-    if (MA.Rows == 0 || MB.Cols == 0 || MA.Cols == 0) {
-      fillWith(Out[0], 0);
-      return Error::success();
-    }
+Error DotOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
+                     const ExecContext &) const {
+  DType T = promote(In[0].dtype(), In[1].dtype());
+  // The products write C order (isContiguous() is false for any array
+  // of no elements, which is never written).
+  if (In[0].rank() > 2 || In[1].rank() > 2 || Out.size() != 1 ||
+      Out[0].isNull() || Out[0].dtype() != T ||
+      (elementCount(Out[0].shape()) != 0 && !Out[0].isContiguous()))
+    return opError("internal error: dot's output was not prepared");
+  NDArray A = In[0].dtype() == T ? In[0] : In[0].astype(T);
+  NDArray B = In[1].dtype() == T ? In[1] : In[1].astype(T);
+  if (A.rank() == 0 || B.rank() == 0) {
     dispatchDType(T, [&](auto Tag) {
-      using E = typename decltype(Tag)::type;
-      E *C = Out[0].dataAs<E>();
-      if constexpr (std::is_floating_point_v<E>) {
-        if (blasProduct(MA, MB, C, E(1), E(0)))
-          return;
-        // An operand BLAS cannot read is copied to C order, which it can
-        // (unless the sizes exceed its int).
-        NDArray CA = blasReadable(MA, sizeof(E)) ? A : A.copy();
-        NDArray CB = blasReadable(MB, sizeof(E)) ? B : B.copy();
-        if (blasProduct(leftView(CA), rightView(CB), C, E(1), E(0)))
-          return;
-      }
-      loopProduct<E>(MA, MB, C);
+      scaleProduct<typename decltype(Tag)::type>(A, B, Out[0]);
     });
     return Error::success();
   }
-};
+  MatView MA = leftView(A), MB = rightView(B);
+  // Empty products: nothing to write, or zeros.
+  if (MA.Rows == 0 || MB.Cols == 0 || MA.Cols == 0) {
+    fillWith(Out[0], 0);
+    return Error::success();
+  }
+  dispatchDType(T, [&](auto Tag) {
+    using E = typename decltype(Tag)::type;
+    E *C = Out[0].dataAs<E>();
+    if constexpr (std::is_floating_point_v<E>) {
+      if (blasProduct(MA, MB, C, E(1), E(0)))
+        return;
+      // An operand BLAS cannot read is copied to C order, which it can
+      // (unless the sizes exceed its int).
+      NDArray CA = blasReadable(MA, sizeof(E)) ? A : A.copy();
+      NDArray CB = blasReadable(MB, sizeof(E)) ? B : B.copy();
+      if (blasProduct(leftView(CA), rightView(CB), C, E(1), E(0)))
+        return;
+    }
+    loopProduct<E>(MA, MB, C);
+  });
+  return Error::success();
+}
+
+namespace {
 
 Expected<OpRef> makeDot(const AttrMap &Attrs, unsigned) {
   AttrReader R("dot", Attrs);

@@ -8,11 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NNOps.h"
 #include "ReduceSupport.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 #include <cmath>
 
 using namespace graphjit;
@@ -46,87 +48,6 @@ void softmaxRow(const char *In, int64_t InStride, char *Out,
   }
 }
 
-class SoftmaxOp final : public Op {
-public:
-  SoftmaxOp(bool Log, AttrMap Attrs, int64_t Axis)
-      : Op(Log ? "log_softmax" : "softmax", std::move(Attrs)), Log(Log),
-        Axis(Axis) {}
-
-  std::string name() const override {
-    return std::string(Log ? "LogSoftmax" : "Softmax") + "{axis=" +
-           std::to_string(Axis) + "}";
-  }
-  llvm::StringRef className() const override {
-    return Log ? "LogSoftmax" : "Softmax";
-  }
-  double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return 5.0 * double(elementCount(In[0]));
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    if (Expected<unsigned> A = checkAxis(Axis, X.rank()); !A)
-      return attrError("axis", llvm::toString(A.takeError()));
-    return std::vector<TensorType>{
-        TensorType(floatTypeFor(X.Dtype), X.Dims)};
-  }
-
-  /// Checks the axis and creates the output.
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    if (Expected<unsigned> A = checkAxis(Axis, X.rank()); !A)
-      return A.takeError();
-    return createOutput(Out[0], floatTypeFor(X.dtype()), X.shape());
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    const NDArray &X = In[0];
-    const std::optional<unsigned> A = normalizedAxis(X.rank());
-    const NDArray &R = Out[0];
-    // Loop over every dim but the axis; each step is one row along it.
-    Shape LoopShape, InStrides, OutStrides;
-    for (unsigned D = 0; D < X.rank(); ++D)
-      if (D != *A) {
-        LoopShape.push_back(X.dim(D));
-        InStrides.push_back(X.strides()[D]);
-        OutStrides.push_back(R.strides()[D]);
-      }
-    LoopOperand Ops[2] = {{X.data(), InStrides}, {R.data(), OutStrides}};
-    const int64_t N = X.dim(*A), InStep = X.strides()[*A],
-                  OutStep = R.strides()[*A];
-    dispatchDType(X.dtype(), [&](auto InTag) {
-      using T = typename decltype(InTag)::type;
-      dispatchDType(R.dtype(), [&](auto OutTag) {
-        using OutT = typename decltype(OutTag)::type;
-        if constexpr (std::is_floating_point_v<OutT>)
-          forEachRow(LoopShape, Ops,
-                     [&](char **P, const int64_t *St, int64_t Count) {
-                       for (int64_t I = 0; I < Count; ++I)
-                         softmaxRow<T, OutT>(P[0] + I * St[0], InStep,
-                                             P[1] + I * St[1], OutStep, N,
-                                             Log);
-                     });
-      });
-    });
-    return Error::success();
-  }
-
-  /// The axis for an input of rank Rank; nullopt if out of range.
-  std::optional<unsigned> normalizedAxis(unsigned Rank) const {
-    return validAxis(Axis, Rank);
-  }
-  bool isLog() const { return Log; }
-
-private:
-  bool Log;
-  int64_t Axis;
-};
-
 template <bool Log>
 Expected<OpRef> makeSoftmax(const AttrMap &Attrs, unsigned) {
   const char *Name = Log ? "log_softmax" : "softmax";
@@ -141,14 +62,64 @@ Expected<OpRef> makeSoftmax(const AttrMap &Attrs, unsigned) {
 
 } // namespace
 
+Expected<std::vector<TensorType>>
+SoftmaxOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  if (Expected<unsigned> A = checkAxis(Axis, X.rank()); !A)
+    return attrError("axis", llvm::toString(A.takeError()));
+  return std::vector<TensorType>{TensorType(floatTypeFor(X.Dtype), X.Dims)};
+}
+
+Error SoftmaxOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                         const ExecContext &) const {
+  const NDArray &X = In[0];
+  if (Expected<unsigned> A = checkAxis(Axis, X.rank()); !A)
+    return A.takeError();
+  return createOutput(Out[0], floatTypeFor(X.dtype()), X.shape());
+}
+
+Error SoftmaxOp::perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                         const ExecContext &Ctx) const {
+  if (Error E = prepare(In, Out, Ctx))
+    return E;
+  const NDArray &X = In[0];
+  const std::optional<unsigned> A = normalizedAxis(X.rank());
+  const NDArray &R = Out[0];
+  // Loop over every dim but the axis; each step is one row along it.
+  Shape LoopShape, InStrides, OutStrides;
+  for (unsigned D = 0; D < X.rank(); ++D)
+    if (D != *A) {
+      LoopShape.push_back(X.dim(D));
+      InStrides.push_back(X.strides()[D]);
+      OutStrides.push_back(R.strides()[D]);
+    }
+  LoopOperand Ops[2] = {{X.data(), InStrides}, {R.data(), OutStrides}};
+  const int64_t N = X.dim(*A), InStep = X.strides()[*A],
+                OutStep = R.strides()[*A];
+  dispatchDType(X.dtype(), [&](auto InTag) {
+    using T = typename decltype(InTag)::type;
+    dispatchDType(R.dtype(), [&](auto OutTag) {
+      using OutT = typename decltype(OutTag)::type;
+      if constexpr (std::is_floating_point_v<OutT>)
+        forEachRow(LoopShape, Ops,
+                   [&](char **P, const int64_t *St, int64_t Count) {
+                     for (int64_t I = 0; I < Count; ++I)
+                       softmaxRow<T, OutT>(P[0] + I * St[0], InStep,
+                                           P[1] + I * St[1], OutStep, N, Log);
+                   });
+    });
+  });
+  return Error::success();
+}
+
 std::optional<SoftmaxInfo> graphjit::softmaxInfo(const Op &O, unsigned Rank) {
-  if (O.className() != "Softmax" && O.className() != "LogSoftmax")
+  const auto *S = llvm::dyn_cast<SoftmaxOp>(&O);
+  if (!S)
     return std::nullopt;
-  const auto &S = static_cast<const SoftmaxOp &>(O);
-  std::optional<unsigned> A = S.normalizedAxis(Rank);
+  std::optional<unsigned> A = S->normalizedAxis(Rank);
   if (!A)
     return std::nullopt;
-  return SoftmaxInfo{S.isLog(), *A};
+  return SoftmaxInfo{S->isLog(), *A};
 }
 
 void graphjit::registerNNOps(OpRegistry &R) {

@@ -14,7 +14,9 @@
 #include "graphjit/Attr.h"
 #include "graphjit/NDArray.h"
 #include "graphjit/Type.h"
+#include <cmath>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace graphjit {
@@ -78,6 +80,15 @@ void forEachReducedRow(const char *Base, const ReducePlan &P, RowFn &&Row) {
 }
 
 /// The element of type T at Ptr + I * Stride.
+/// Whether V is a NaN (never, for integers): NaN wins max, min and their
+/// arg forms, as in NumPy.
+template <typename T> bool isNaN(T V) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(V);
+  else
+    return false;
+}
+
 template <typename T>
 inline T loadAt(const char *Ptr, int64_t Stride, int64_t I) {
   return *reinterpret_cast<const T *>(Ptr + I * Stride);

@@ -10,12 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReductionOps.h"
 #include "ReduceSupport.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -26,16 +28,7 @@ using llvm::Expected;
 
 namespace {
 
-enum class ReduceKind { Sum, Prod, Max, Min, Mean, All, Any };
-
-struct KindInfo {
-  ReduceKind K;
-  const char *FormatName; ///< "sum"
-  const char *ProfileName; ///< "Sum"
-  const char *UfuncName;   ///< NumPy's name in messages: "maximum"
-};
-
-constexpr KindInfo Kinds[] = {
+constexpr ReduceKindInfo Kinds[] = {
     {ReduceKind::Sum, "sum", "Sum", "add"},
     {ReduceKind::Prod, "prod", "Prod", "multiply"},
     {ReduceKind::Max, "max", "Max", "maximum"},
@@ -92,13 +85,6 @@ Acc pairwiseSum(const char *P, int64_t Stride, int64_t N) {
 /// around as NumPy's do instead of overflowing.
 template <typename T> uint64_t wrapBits(T V) {
   return static_cast<uint64_t>(static_cast<int64_t>(V));
-}
-
-template <typename T> bool isNaN(T V) {
-  if constexpr (std::is_floating_point_v<T>)
-    return std::isnan(V);
-  else
-    return false;
 }
 
 /// Fills Out (contiguous, OutT elements) with the reduction K of X.
@@ -197,102 +183,7 @@ void reduceTyped(ReduceKind K, const NDArray &X, const ReducePlan &P,
   }
 }
 
-/// sum, prod, max, min, all, any (CAReduce) and mean (Mean).
-class ReduceOp final : public Op {
-public:
-  ReduceOp(const KindInfo &Info, AttrMap Attrs, AxisList Axes, bool KeepDims)
-      : Op(Info.FormatName, std::move(Attrs)), Info(Info),
-        Axes(std::move(Axes)), KeepDims(KeepDims) {}
-
-  std::string name() const override {
-    return std::string(Info.ProfileName) + "{" + axisNameStr(Axes) +
-           (KeepDims ? ", keepdims=True}" : "}");
-  }
-  llvm::StringRef className() const override {
-    return Info.K == ReduceKind::Mean ? "Mean" : "CAReduce";
-  }
-  double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override {
-    return double(elementCount(In[0]));
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    if (!hasIdentity())
-      for (unsigned I = 0; I < X.rank(); ++I)
-        if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
-          return noIdentity();
-    return std::vector<TensorType>{TensorType(
-        reduceDType(Info.K, X.Dtype), reducedDims(X.Dims, *Mask, KeepDims))};
-  }
-
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    Expected<ReducePlan> P = plan(In[0], Out[0]);
-    return P ? Error::success() : P.takeError();
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    Expected<ReducePlan> P = plan(X, Out[0]);
-    if (!P)
-      return P.takeError();
-    dispatchDType(X.dtype(), [&](auto Tag) {
-      using T = typename decltype(Tag)::type;
-      reduceTyped<T>(Info.K, X, *P, Out[0]);
-    });
-    return Error::success();
-  }
-
-  /// What the JIT lowering needs: the kind and the reduced dims of an input
-  /// of rank Rank.
-  std::optional<ReductionInfo> loweringInfo(unsigned Rank) const {
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, Rank);
-    if (!Mask) {
-      llvm::consumeError(Mask.takeError());
-      return std::nullopt;
-    }
-    static constexpr ReductionInfo::Kind ByKind[] = {
-        ReductionInfo::Sum,  ReductionInfo::Prod, ReductionInfo::Max,
-        ReductionInfo::Min,  ReductionInfo::Mean, ReductionInfo::All,
-        ReductionInfo::Any};
-    return ReductionInfo{ByKind[int(Info.K)], std::move(*Mask), KeepDims};
-  }
-
-private:
-  const KindInfo &Info;
-  AxisList Axes;
-  bool KeepDims;
-
-  bool hasIdentity() const {
-    return Info.K != ReduceKind::Max && Info.K != ReduceKind::Min;
-  }
-  Error noIdentity() const {
-    return opError(std::string("zero-size array to reduction operation ") +
-                   Info.UfuncName + " which has no identity");
-  }
-
-  /// Checks the axes and the shape and creates the output (prepare's work,
-  /// shared with perform so that both report the same errors).
-  Expected<ReducePlan> plan(const NDArray &X, NDArray &Out) const {
-    Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
-    if (!Mask)
-      return Mask.takeError();
-    ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
-    if (P.EmptyReduction && !hasIdentity())
-      return noIdentity();
-    if (Error E =
-            createOutput(Out, reduceDType(Info.K, X.dtype()), P.OutShape))
-      return E;
-    return P;
-  }
-};
-
-Expected<OpRef> makeReduce(const KindInfo &Info, const AttrMap &Attrs) {
+Expected<OpRef> makeReduce(const ReduceKindInfo &Info, const AttrMap &Attrs) {
   AttrReader R(Info.FormatName, Attrs);
   if (Error E = R.checkOnly({"axis", "keepdims"}))
     return E;
@@ -307,11 +198,64 @@ Expected<OpRef> makeReduce(const KindInfo &Info, const AttrMap &Attrs) {
 
 } // namespace
 
+Expected<std::vector<TensorType>>
+ReduceOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+  if (!Mask)
+    return Mask.takeError();
+  if (!hasIdentity())
+    for (unsigned I = 0; I < X.rank(); ++I)
+      if ((*Mask)[I] && X.Dims[I].isKnown() && X.Dims[I].Size == 0)
+        return noIdentity();
+  return std::vector<TensorType>{TensorType(
+      reduceDType(Info.K, X.Dtype), reducedDims(X.Dims, *Mask, KeepDims))};
+}
+
+Error ReduceOp::perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                        const ExecContext &) const {
+  const NDArray &X = In[0];
+  Expected<ReducePlan> P = plan(X, Out[0]);
+  if (!P)
+    return P.takeError();
+  dispatchDType(X.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    reduceTyped<T>(Info.K, X, *P, Out[0]);
+  });
+  return Error::success();
+}
+
+std::optional<ReductionInfo> ReduceOp::loweringInfo(unsigned Rank) const {
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, Rank);
+  if (!Mask) {
+    llvm::consumeError(Mask.takeError());
+    return std::nullopt;
+  }
+  static constexpr ReductionInfo::Kind ByKind[] = {
+      ReductionInfo::Sum,  ReductionInfo::Prod, ReductionInfo::Max,
+      ReductionInfo::Min,  ReductionInfo::Mean, ReductionInfo::All,
+      ReductionInfo::Any};
+  return ReductionInfo{ByKind[int(Info.K)], std::move(*Mask), KeepDims};
+}
+
+Expected<ReducePlan> ReduceOp::plan(const NDArray &X, NDArray &Out) const {
+  Expected<std::vector<bool>> Mask = reducedMask(Axes, X.rank());
+  if (!Mask)
+    return Mask.takeError();
+  ReducePlan P = makeReducePlan(X, *Mask, KeepDims);
+  if (P.EmptyReduction && !hasIdentity())
+    return noIdentity();
+  if (Error E = createOutput(Out, reduceDType(Info.K, X.dtype()), P.OutShape))
+    return E;
+  return P;
+}
+
 std::optional<ReductionInfo> graphjit::reductionInfo(const Op &O,
                                                      unsigned Rank) {
-  if (O.className() != "CAReduce" && O.className() != "Mean")
+  const auto *R = llvm::dyn_cast<ReduceOp>(&O);
+  if (!R)
     return std::nullopt;
-  return static_cast<const ReduceOp &>(O).loweringInfo(Rank);
+  return R->loweringInfo(Rank);
 }
 
 void graphjit::registerReductionOps(OpRegistry &R) {
@@ -325,7 +269,7 @@ void graphjit::registerReductionOps(OpRegistry &R) {
       "true where any element along the axes is: any(x)",
   };
   for (size_t I = 0; I < std::size(Kinds); ++I) {
-    const KindInfo &Info = Kinds[I];
+    const ReduceKindInfo &Info = Kinds[I];
     R.add(OpSpec{Info.FormatName, 1, 1,
                  [&Info](const AttrMap &Attrs, unsigned) {
                    return makeReduce(Info, Attrs);

@@ -9,12 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ShapeOps.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
-#include <atomic>
+#include "llvm/Support/Casting.h"
 #include <map>
 #include <optional>
 
@@ -22,140 +23,103 @@ using namespace graphjit;
 using llvm::Error;
 using llvm::Expected;
 
-namespace {
-
 //===----------------------------------------------------------------------===//
 // DimShuffle
 //===----------------------------------------------------------------------===//
 
-/// Theano's DimShuffle: output dim k is input dim Pattern[k], or a new
-/// broadcastable dim where Pattern[k] is Broadcast ('x'). Input dims left out
-/// must be broadcastable. transpose() is the reversed pattern, which is only
-/// known once the input's rank is: that op learns it in inferTypes.
-class DimShuffleOp final : public Op {
-public:
-  static constexpr int Broadcast = -1;
+std::string DimShuffleOp::name() const {
+  int Rank = BoundRank.load();
+  if (IsTranspose && Rank < 0)
+    return "DimShuffle{transpose}";
+  std::vector<int> P = IsTranspose ? reversed(Rank) : Pattern;
+  std::string S = "DimShuffle{";
+  for (size_t I = 0; I < P.size(); ++I)
+    S += (I ? "," : "") + (P[I] == Broadcast ? std::string("x")
+                                             : std::to_string(P[I]));
+  return S + "}";
+}
 
-  DimShuffleOp(std::string FormatName, AttrMap Attrs, std::vector<int> Pattern,
-               bool IsTranspose)
-      : Op(std::move(FormatName), std::move(Attrs)),
-        Pattern(std::move(Pattern)), IsTranspose(IsTranspose) {}
+Expected<std::vector<TensorType>>
+DimShuffleOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  if (IsTranspose) {
+    int Bound = -1;
+    if (!BoundRank.compare_exchange_strong(Bound, int(X.rank())) &&
+        Bound != int(X.rank()))
+      return opError("this transpose was made for rank " +
+                     std::to_string(Bound) + ", not rank " +
+                     std::to_string(X.rank()));
+  }
+  std::vector<int> P = patternFor(X.rank());
+  if (Error E = checkPattern(P, X))
+    return E;
+  std::vector<Dim> Dims;
+  for (int D : P)
+    Dims.push_back(D == Broadcast ? Dim::known(1) : X.Dims[D]);
+  return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
+}
 
-  std::string name() const override {
-    int Rank = BoundRank.load();
-    if (IsTranspose && Rank < 0)
-      return "DimShuffle{transpose}";
-    std::vector<int> P = IsTranspose ? reversed(Rank) : Pattern;
-    std::string S = "DimShuffle{";
-    for (size_t I = 0; I < P.size(); ++I)
-      S += (I ? "," : "") + (P[I] == Broadcast ? std::string("x")
-                                               : std::to_string(P[I]));
-    return S + "}";
-  }
-  llvm::StringRef className() const override { return "DimShuffle"; }
-  OutputAlias outputAlias(unsigned) const override {
-    return OutputAlias::viewOf(0);
-  }
-  double bytesMoved(llvm::ArrayRef<NDArray>,
-                    llvm::ArrayRef<NDArray>) const override {
-    return 0;
-  }
-
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    if (IsTranspose) {
-      int Bound = -1;
-      if (!BoundRank.compare_exchange_strong(Bound, int(X.rank())) &&
-          Bound != int(X.rank()))
-        return opError("this transpose was made for rank " +
-                       std::to_string(Bound) + ", not rank " +
-                       std::to_string(X.rank()));
+Error DimShuffleOp::prepare(llvm::ArrayRef<NDArray> In,
+                            std::vector<NDArray> &Out,
+                            const ExecContext &) const {
+  const NDArray &X = In[0];
+  std::vector<int> P = patternFor(X.rank());
+  std::vector<bool> Used(X.rank(), false);
+  Shape S, St;
+  for (int D : P) {
+    if (D == Broadcast) {
+      S.push_back(1);
+      St.push_back(0);
+      continue;
     }
-    std::vector<int> P = patternFor(X.rank());
-    if (Error E = checkPattern(P, X))
-      return E;
-    std::vector<Dim> Dims;
-    for (int D : P)
-      Dims.push_back(D == Broadcast ? Dim::known(1) : X.Dims[D]);
-    return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
+    if (D >= int(X.rank()))
+      return opError("dimshuffle pattern refers to dim " +
+                     std::to_string(D) + " of an array of rank " +
+                     std::to_string(X.rank()));
+    Used[D] = true;
+    S.push_back(X.dim(D));
+    St.push_back(X.strides()[D]);
   }
+  for (unsigned D = 0; D < X.rank(); ++D)
+    if (!Used[D] && X.dim(D) != 1)
+      return opError("dimshuffle cannot drop dim " + std::to_string(D) +
+                     " of an array of shape " + shapeStr(X.shape()) +
+                     ": it has size " + std::to_string(X.dim(D)) +
+                     ", not 1");
+  Out[0] = X.view(S, St);
+  return Error::success();
+}
 
-  /// The view is all there is to compute, for the JIT too (as Theano's C
-  /// DimShuffle only computes strides).
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    return prepare(In, Out, Ctx);
-  }
+std::vector<int> DimShuffleOp::reversed(int Rank) {
+  std::vector<int> P;
+  for (int I = Rank - 1; I >= 0; --I)
+    P.push_back(I);
+  return P;
+}
 
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    const NDArray &X = In[0];
-    std::vector<int> P = patternFor(X.rank());
-    std::vector<bool> Used(X.rank(), false);
-    Shape S, St;
-    for (int D : P) {
-      if (D == Broadcast) {
-        S.push_back(1);
-        St.push_back(0);
-        continue;
-      }
-      if (D >= int(X.rank()))
-        return opError("dimshuffle pattern refers to dim " +
-                       std::to_string(D) + " of an array of rank " +
-                       std::to_string(X.rank()));
-      Used[D] = true;
-      S.push_back(X.dim(D));
-      St.push_back(X.strides()[D]);
-    }
-    for (unsigned D = 0; D < X.rank(); ++D)
-      if (!Used[D] && X.dim(D) != 1)
-        return opError("dimshuffle cannot drop dim " + std::to_string(D) +
-                       " of an array of shape " + shapeStr(X.shape()) +
-                       ": it has size " + std::to_string(X.dim(D)) +
-                       ", not 1");
-    Out[0] = X.view(S, St);
-    return Error::success();
+Error DimShuffleOp::checkPattern(llvm::ArrayRef<int> P, const TensorType &X) {
+  std::vector<bool> Used(X.rank(), false);
+  for (int D : P) {
+    if (D == Broadcast)
+      continue;
+    if (D >= int(X.rank()))
+      return attrError("pattern", "pattern of 'dimshuffle' refers to dim " +
+                                      std::to_string(D) + ", but the input " +
+                                      X.str() + " has rank " +
+                                      std::to_string(X.rank()));
+    Used[D] = true;
   }
+  for (unsigned D = 0; D < X.rank(); ++D)
+    if (!Used[D] && !X.Dims[D].isBroadcastable())
+      return attrError("pattern",
+                       "pattern of 'dimshuffle' drops dim " +
+                           std::to_string(D) + " of " + X.str() +
+                           ", which is not broadcastable (size 1); only "
+                           "broadcastable dims can be dropped");
+  return Error::success();
+}
 
-private:
-  std::vector<int> Pattern;
-  bool IsTranspose;
-  /// transpose: the input rank seen by inferTypes; -1 before.
-  mutable std::atomic<int> BoundRank{-1};
-
-  static std::vector<int> reversed(int Rank) {
-    std::vector<int> P;
-    for (int I = Rank - 1; I >= 0; --I)
-      P.push_back(I);
-    return P;
-  }
-  std::vector<int> patternFor(unsigned Rank) const {
-    return IsTranspose ? reversed(int(Rank)) : Pattern;
-  }
-
-  static Error checkPattern(llvm::ArrayRef<int> P, const TensorType &X) {
-    std::vector<bool> Used(X.rank(), false);
-    for (int D : P) {
-      if (D == Broadcast)
-        continue;
-      if (D >= int(X.rank()))
-        return attrError("pattern", "pattern of 'dimshuffle' refers to dim " +
-                                        std::to_string(D) + ", but the input " +
-                                        X.str() + " has rank " +
-                                        std::to_string(X.rank()));
-      Used[D] = true;
-    }
-    for (unsigned D = 0; D < X.rank(); ++D)
-      if (!Used[D] && !X.Dims[D].isBroadcastable())
-        return attrError("pattern",
-                         "pattern of 'dimshuffle' drops dim " +
-                             std::to_string(D) + " of " + X.str() +
-                             ", which is not broadcastable (size 1); only "
-                             "broadcastable dims can be dropped");
-    return Error::success();
-  }
-};
+namespace {
 
 Expected<OpRef> makeDimShuffle(const AttrMap &Attrs, unsigned) {
   AttrReader R("dimshuffle", Attrs);
@@ -197,9 +161,13 @@ Expected<OpRef> makeTranspose(const AttrMap &Attrs, unsigned) {
                                         true);
 }
 
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Reshape and Flatten
 //===----------------------------------------------------------------------===//
+
+namespace {
 
 /// NumPy's _attempt_nocopy_reshape (C order): strides that give NewDims over
 /// A's memory, if there are any. A has at least one element and as many as
@@ -279,187 +247,157 @@ std::string requestedShapeStr(const Shape &S) {
   return R + (S.size() == 1 ? ",)" : ")");
 }
 
-/// NumPy's reshape (C order) to a shape given by a `shape=[...]` attribute,
-/// or flatten (IsFlatten, no entries) to 1-D.
-class ReshapeOp final : public Op {
-public:
-  ReshapeOp(std::string FormatName, AttrMap Attrs,
-            std::vector<ShapeEntry> Target, bool IsFlatten)
-      : Op(std::move(FormatName), std::move(Attrs)), Target(std::move(Target)),
-        IsFlatten(IsFlatten) {}
+} // namespace
 
-  /// Theano's Reshape{2} (the output rank) takes the shape as an input;
-  /// here it is a parameter, so the name spells it too: ops with equal
-  /// names are merged as equal.
-  std::string name() const override {
-    return IsFlatten ? "Flatten"
-                     : "Reshape{" + std::to_string(Target.size()) +
-                           ", shape=[" + shapeEntriesStr(Target) + "]}";
-  }
-  llvm::StringRef className() const override { return "Reshape"; }
-  OutputAlias outputAlias(unsigned) const override {
-    return OutputAlias::viewOf(0);
-  }
-  double bytesMoved(llvm::ArrayRef<NDArray> In,
-                    llvm::ArrayRef<NDArray> Out) const override {
-    return viewBytesMoved(In, Out);
-  }
+std::string ReshapeOp::name() const {
+  return IsFlatten ? "Flatten"
+                   : "Reshape{" + std::to_string(Target.size()) +
+                         ", shape=[" + shapeEntriesStr(Target) + "]}";
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    const TensorType &X = In[0];
-    if (IsFlatten)
-      return std::vector<TensorType>{TensorType(X.Dtype, {flatDim(X)})};
-    std::vector<Dim> Dims = shapeEntryDims(Target);
-    if (Error E = inferStatically(X, Dims))
-      return E;
-    return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
-  }
+Expected<std::vector<TensorType>>
+ReshapeOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  if (IsFlatten)
+    return std::vector<TensorType>{TensorType(X.Dtype, {flatDim(X)})};
+  std::vector<Dim> Dims = shapeEntryDims(Target);
+  if (Error E = inferStatically(X, Dims))
+    return E;
+  return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
+}
 
-  /// A view, or a copy where the strides allow none: made the same way for
-  /// the JIT, whose code has nothing left to compute.
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    return prepare(In, Out, Ctx);
-  }
-
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    const NDArray &X = In[0];
-    int64_t Size = elementCount(X.shape());
-    if (IsFlatten)
-      return setOutput(Out[0], reshapeView(X, {Size}));
-    Expected<Shape> S = resolveShapeEntries(Target, Ctx);
-    if (!S)
-      return S.takeError();
-    auto Mismatch = [&] {
-      return opError("cannot reshape array of size " + std::to_string(Size) +
-                     " into shape " + requestedShapeStr(*S));
-    };
-    // The product of the given sizes; -1 counts as 1 here.
-    int64_t Known = 1;
-    int Infer = -1;
-    for (size_t I = 0; I < S->size(); ++I) {
-      if ((*S)[I] == -1) {
-        Infer = int(I);
-        continue;
-      }
-      if (__builtin_mul_overflow(Known, (*S)[I], &Known))
-        return Mismatch();
+Error ReshapeOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                         const ExecContext &Ctx) const {
+  const NDArray &X = In[0];
+  int64_t Size = elementCount(X.shape());
+  if (IsFlatten)
+    return setOutput(Out[0], reshapeView(X, {Size}));
+  Expected<Shape> S = resolveShapeEntries(Target, Ctx);
+  if (!S)
+    return S.takeError();
+  auto Mismatch = [&] {
+    return opError("cannot reshape array of size " + std::to_string(Size) +
+                   " into shape " + requestedShapeStr(*S));
+  };
+  // The product of the given sizes; -1 counts as 1 here.
+  int64_t Known = 1;
+  int Infer = -1;
+  for (size_t I = 0; I < S->size(); ++I) {
+    if ((*S)[I] == -1) {
+      Infer = int(I);
+      continue;
     }
-    if (Infer >= 0) {
-      if (Known == 0 || Size % Known != 0)
-        return Mismatch();
-      Shape Full = *S;
-      Full[Infer] = Size / Known;
-      return setOutput(Out[0], reshapeView(X, Full));
-    }
-    if (Known != Size)
+    if (__builtin_mul_overflow(Known, (*S)[I], &Known))
       return Mismatch();
-    return setOutput(Out[0], reshapeView(X, *S));
   }
-
-private:
-  std::vector<ShapeEntry> Target;
-  bool IsFlatten;
-
-  static Error setOutput(NDArray &Out, Expected<NDArray> V) {
-    if (!V)
-      return V.takeError();
-    Out = std::move(*V);
-    return Error::success();
+  if (Infer >= 0) {
+    if (Known == 0 || Size % Known != 0)
+      return Mismatch();
+    Shape Full = *S;
+    Full[Infer] = Size / Known;
+    return setOutput(Out[0], reshapeView(X, Full));
   }
+  if (Known != Size)
+    return Mismatch();
+  return setOutput(Out[0], reshapeView(X, *S));
+}
 
-  static Dim flatDim(const TensorType &X) {
-    if (X.rank() == 0)
-      return Dim::known(1);
-    // One dim that is not 1 is the flattened size itself (symbolic too).
-    int64_t Known = 1;
-    const Dim *Other = nullptr;
-    for (const Dim &D : X.Dims) {
-      if (D.isKnown()) {
-        if (__builtin_mul_overflow(Known, D.Size, &Known))
-          return Dim::unknown();
-        continue;
-      }
-      if (Other)
+Error ReshapeOp::setOutput(NDArray &Out, Expected<NDArray> V) {
+  if (!V)
+    return V.takeError();
+  Out = std::move(*V);
+  return Error::success();
+}
+
+Dim ReshapeOp::flatDim(const TensorType &X) {
+  if (X.rank() == 0)
+    return Dim::known(1);
+  // One dim that is not 1 is the flattened size itself (symbolic too).
+  int64_t Known = 1;
+  const Dim *Other = nullptr;
+  for (const Dim &D : X.Dims) {
+    if (D.isKnown()) {
+      if (__builtin_mul_overflow(Known, D.Size, &Known))
         return Dim::unknown();
-      Other = &D;
+      continue;
     }
-    if (!Other)
-      return Dim::known(Known);
-    if (Known == 1)
-      return *Other;
-    return Known == 0 ? Dim::known(0) : Dim::unknown();
+    if (Other)
+      return Dim::unknown();
+    Other = &D;
   }
+  if (!Other)
+    return Dim::known(Known);
+  if (Known == 1)
+    return *Other;
+  return Known == 0 ? Dim::known(0) : Dim::unknown();
+}
 
-  /// Checks the element counts where they are known and fills in the -1
-  /// dim where it follows: the known sizes, plus symbols that appear on
-  /// both sides and cancel.
-  Error inferStatically(const TensorType &X, std::vector<Dim> &Dims) const {
-    int64_t InKnown = 1, OutKnown = 1;
-    std::map<std::string, int> Symbols; // input minus output occurrences
-    bool InOverflow = false, OutOverflow = false;
-    for (const Dim &D : X.Dims) {
-      if (D.isKnown())
-        InOverflow |= __builtin_mul_overflow(InKnown, D.Size, &InKnown);
-      else if (D.isSymbolic())
-        ++Symbols[D.Symbol];
-      else
-        return Error::success(); // an unknown input dim: nothing to tell
-    }
-    int Infer = -1;
-    for (size_t I = 0; I < Target.size(); ++I) {
-      if (Target[I].isSymbol())
-        --Symbols[Target[I].Symbol];
-      else if (Target[I].isInferred())
-        Infer = int(I);
-      else
-        OutOverflow |=
-            __builtin_mul_overflow(OutKnown, Target[I].Size, &OutKnown);
-    }
-    if (InOverflow || OutOverflow)
-      return Error::success(); // the run time reports it
-    bool SymbolsCancel = true, NoSymbols = true;
-    for (const auto &Entry : Symbols)
-      SymbolsCancel &= Entry.second == 0;
-    for (const Dim &D : X.Dims)
-      NoSymbols &= !D.isSymbolic();
-    for (const ShapeEntry &E : Target)
-      NoSymbols &= !E.isSymbol();
-    // Spell what was asked for in the message the way NumPy would.
-    auto Mismatch = [&] {
-      std::string Want = "(";
-      for (size_t I = 0; I < Target.size(); ++I)
-        Want += (I ? "," : "") +
-                (Target[I].isSymbol()     ? Target[I].Symbol
-                 : Target[I].isInferred() ? std::string("newaxis")
-                                          : std::to_string(Target[I].Size));
-      Want += Target.size() == 1 ? ",)" : ")";
-      std::string What = NoSymbols ? "of size " + std::to_string(InKnown) +
-                                         " (" + X.str() + ")"
-                                   : "of type " + X.str();
-      return opError("cannot reshape array " + What + " into shape " + Want);
-    };
-    if (Infer >= 0) {
-      // NumPy refuses to infer next to a zero-size dim, whatever the input.
-      if (OutKnown == 0)
-        return Mismatch();
-      if (!SymbolsCancel)
-        return Error::success();
-      // With cancelling symbols of size 0 the run time fails too, as the
-      // known product is then 0.
-      if (InKnown % OutKnown != 0)
-        return Mismatch();
-      Dims[Infer] = Dim::known(InKnown / OutKnown);
-      return Error::success();
-    }
-    // Symbols of size 0 could make any counts agree; only judge known ones.
-    if (NoSymbols && InKnown != OutKnown)
+Error ReshapeOp::inferStatically(const TensorType &X,
+                                 std::vector<Dim> &Dims) const {
+  int64_t InKnown = 1, OutKnown = 1;
+  std::map<std::string, int> Symbols; // input minus output occurrences
+  bool InOverflow = false, OutOverflow = false;
+  for (const Dim &D : X.Dims) {
+    if (D.isKnown())
+      InOverflow |= __builtin_mul_overflow(InKnown, D.Size, &InKnown);
+    else if (D.isSymbolic())
+      ++Symbols[D.Symbol];
+    else
+      return Error::success(); // an unknown input dim: nothing to tell
+  }
+  int Infer = -1;
+  for (size_t I = 0; I < Target.size(); ++I) {
+    if (Target[I].isSymbol())
+      --Symbols[Target[I].Symbol];
+    else if (Target[I].isInferred())
+      Infer = int(I);
+    else
+      OutOverflow |=
+          __builtin_mul_overflow(OutKnown, Target[I].Size, &OutKnown);
+  }
+  if (InOverflow || OutOverflow)
+    return Error::success(); // the run time reports it
+  bool SymbolsCancel = true, NoSymbols = true;
+  for (const auto &Entry : Symbols)
+    SymbolsCancel &= Entry.second == 0;
+  for (const Dim &D : X.Dims)
+    NoSymbols &= !D.isSymbolic();
+  for (const ShapeEntry &E : Target)
+    NoSymbols &= !E.isSymbol();
+  // Spell what was asked for in the message the way NumPy would.
+  auto Mismatch = [&] {
+    std::string Want = "(";
+    for (size_t I = 0; I < Target.size(); ++I)
+      Want += (I ? "," : "") +
+              (Target[I].isSymbol()     ? Target[I].Symbol
+               : Target[I].isInferred() ? std::string("newaxis")
+                                        : std::to_string(Target[I].Size));
+    Want += Target.size() == 1 ? ",)" : ")";
+    std::string What = NoSymbols ? "of size " + std::to_string(InKnown) +
+                                       " (" + X.str() + ")"
+                                 : "of type " + X.str();
+    return opError("cannot reshape array " + What + " into shape " + Want);
+  };
+  if (Infer >= 0) {
+    // NumPy refuses to infer next to a zero-size dim, whatever the input.
+    if (OutKnown == 0)
       return Mismatch();
+    if (!SymbolsCancel)
+      return Error::success();
+    // With cancelling symbols of size 0 the run time fails too, as the
+    // known product is then 0.
+    if (InKnown % OutKnown != 0)
+      return Mismatch();
+    Dims[Infer] = Dim::known(InKnown / OutKnown);
     return Error::success();
   }
-};
+  // Symbols of size 0 could make any counts agree; only judge known ones.
+  if (NoSymbols && InKnown != OutKnown)
+    return Mismatch();
+  return Error::success();
+}
+
+namespace {
 
 Expected<OpRef> makeReshape(const AttrMap &Attrs, unsigned) {
   AttrReader R("reshape", Attrs);
@@ -481,55 +419,35 @@ Expected<OpRef> makeFlatten(const AttrMap &Attrs, unsigned) {
                                      std::vector<ShapeEntry>{}, true);
 }
 
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Shape_i
 //===----------------------------------------------------------------------===//
 
-/// The size of one dim as an i64 scalar (Theano's Shape_i).
-class ShapeIOp final : public Op {
-public:
-  ShapeIOp(AttrMap Attrs, int64_t Axis)
-      : Op("shape", std::move(Attrs)), Axis(Axis) {}
+Expected<std::vector<TensorType>>
+ShapeIOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  if (Expected<unsigned> A = checkAxis(Axis, In[0].rank()); !A)
+    return attrError("axis", llvm::toString(A.takeError()));
+  return std::vector<TensorType>{TensorType::scalar(DType::I64)};
+}
 
-  std::string name() const override {
-    return "Shape_i{" + std::to_string(Axis) + "}";
-  }
-  llvm::StringRef className() const override { return "Shape_i"; }
+Error ShapeIOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                        const ExecContext &) const {
+  if (Expected<unsigned> A = checkAxis(Axis, In[0].rank()); !A)
+    return A.takeError();
+  return createOutput(Out[0], DType::I64, {});
+}
 
-  Expected<std::vector<TensorType>>
-  inferTypes(llvm::ArrayRef<TensorType> In) const override {
-    if (Expected<unsigned> A = checkAxis(Axis, In[0].rank()); !A)
-      return attrError("axis", llvm::toString(A.takeError()));
-    return std::vector<TensorType>{TensorType::scalar(DType::I64)};
-  }
+Error ShapeIOp::perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                        const ExecContext &Ctx) const {
+  if (Error E = prepare(In, Out, Ctx))
+    return E;
+  *Out[0].dataAs<int64_t>() = In[0].dim(*normalizedAxis(In[0].rank()));
+  return Error::success();
+}
 
-  Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &) const override {
-    if (Expected<unsigned> A = checkAxis(Axis, In[0].rank()); !A)
-      return A.takeError();
-    return createOutput(Out[0], DType::I64, {});
-  }
-
-  Error perform(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
-                const ExecContext &Ctx) const override {
-    if (Error E = prepare(In, Out, Ctx))
-      return E;
-    *Out[0].dataAs<int64_t>() = In[0].dim(*normalizedAxis(In[0].rank()));
-    return Error::success();
-  }
-
-  /// The dim read, for an input of rank Rank; nullopt if out of range.
-  std::optional<unsigned> normalizedAxis(unsigned Rank) const {
-    return validAxis(Axis, Rank);
-  }
-  double bytesMoved(llvm::ArrayRef<NDArray>,
-                    llvm::ArrayRef<NDArray>) const override {
-    return sizeof(int64_t);
-  }
-
-private:
-  int64_t Axis;
-};
+namespace {
 
 Expected<OpRef> makeShapeI(const AttrMap &Attrs, unsigned) {
   AttrReader R("shape", Attrs);
@@ -544,9 +462,10 @@ Expected<OpRef> makeShapeI(const AttrMap &Attrs, unsigned) {
 } // namespace
 
 std::optional<unsigned> graphjit::shapeIAxis(const Op &O, unsigned Rank) {
-  if (O.className() != "Shape_i")
+  const auto *S = llvm::dyn_cast<ShapeIOp>(&O);
+  if (!S)
     return std::nullopt;
-  return static_cast<const ShapeIOp &>(O).normalizedAxis(Rank);
+  return S->normalizedAxis(Rank);
 }
 
 void graphjit::registerShapeOps(OpRegistry &R) {

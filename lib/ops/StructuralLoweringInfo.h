@@ -1,13 +1,13 @@
 //===- StructuralLoweringInfo.h - Op parameters for lowerings --*- C++ -*-===//
 //
 // The JIT lowerings of the shape, indexing, reduction and nn families
-// (lib/ops/*Lowering*.cpp) emit code from an Apply's op and the static types
-// of its variables. The op classes are private to their files, so each file
-// answers here what its ops' lowerings need: the static parameters, with
-// axes already normalized against the input's rank. Each function returns
-// nullopt when the op is not of its class (checked by className(), which the
-// lowering table is keyed on; the build has no RTTI) or its parameters do not
-// fit the rank, in which case the lowering declines and perform reports it.
+// (lib/codegen/*Lowering*.cpp) emit code from an Apply's op and the static
+// types of its variables. Each op family answers here what its lowerings
+// and the GPU kernels need: the static parameters, with axes already
+// normalized against the input's rank. Each function returns nullopt when
+// the op is not of its class (dyn_cast on its OpKind) or its parameters do
+// not fit the rank, in which case the lowering declines and perform
+// reports it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H

@@ -253,9 +253,35 @@ private:
       return fail(child(Path, Key), "missing");
     return V;
   }
-  /// Member Key converted by Convert (json::Value -> optional<T>): an
-  /// error saying "expected WHAT" when it does not convert; Out is left as
-  /// it is when an optional member is absent.
+  /// Converters (json::Value -> optional<T>) shared by members and array
+  /// elements, so that both say the same "expected WHAT".
+  static std::optional<std::string> convertString(const json::Value &V) {
+    if (std::optional<StringRef> S = V.getAsString())
+      return S->str();
+    return std::nullopt;
+  }
+  /// An integer that fits T.
+  template <typename T>
+  static std::optional<T> convertInteger(const json::Value &V) {
+    std::optional<int64_t> N = V.getAsInteger();
+    if (!N || *N < std::numeric_limits<T>::min() ||
+        *N > std::numeric_limits<T>::max())
+      return std::nullopt;
+    return T(*N);
+  }
+  /// V, at Path, converted by Convert into Out: an error saying "expected
+  /// WHAT" when it does not convert.
+  template <typename T, typename ConvertFn>
+  Error convert(const json::Value &V, const std::string &Path, T &Out,
+                ConvertFn Convert, const char *What) const {
+    std::optional<T> X = Convert(V);
+    if (!X)
+      return fail(Path, Twine("expected ") + What);
+    Out = std::move(*X);
+    return Error::success();
+  }
+  /// Member Key converted as by convert(); Out is left as it is when an
+  /// optional member is absent.
   template <typename T, typename ConvertFn>
   Error getMember(const json::Object &O, StringRef Key, const std::string &Path,
                   bool Required, T &Out, ConvertFn Convert,
@@ -265,22 +291,11 @@ private:
       return V.takeError();
     if (!*V)
       return Error::success();
-    std::optional<T> X = Convert(**V);
-    if (!X)
-      return fail(child(Path, Key), Twine("expected ") + What);
-    Out = std::move(*X);
-    return Error::success();
+    return convert(**V, child(Path, Key), Out, Convert, What);
   }
   Error getString(const json::Object &O, StringRef Key, const std::string &Path,
                   bool Required, std::string &Out) const {
-    return getMember(
-        O, Key, Path, Required, Out,
-        [](const json::Value &V) -> std::optional<std::string> {
-          if (std::optional<StringRef> S = V.getAsString())
-            return S->str();
-          return std::nullopt;
-        },
-        "a string");
+    return getMember(O, Key, Path, Required, Out, convertString, "a string");
   }
   Error getUInt(const json::Object &O, StringRef Key, const std::string &Path,
                 bool Required, uint64_t &Out) const {
@@ -309,15 +324,24 @@ private:
   }
   Error getInt32(const json::Object &O, StringRef Key, const std::string &Path,
                  bool Required, int &Out) const {
-    return getMember(
-        O, Key, Path, Required, Out,
-        [](const json::Value &V) -> std::optional<int> {
-          std::optional<int64_t> N = V.getAsInteger();
-          if (!N || *N < INT32_MIN || *N > INT32_MAX)
-            return std::nullopt;
-          return int(*N);
-        },
-        "a 32-bit integer");
+    return getMember(O, Key, Path, Required, Out, convertInteger<int>,
+                     "a 32-bit integer");
+  }
+  /// A reader of one member into a T, like getUInt.
+  template <typename T>
+  using GetFn = Error (ProfileReader::*)(const json::Object &, StringRef,
+                                         const std::string &, bool, T &) const;
+  /// Members of one kind, each read by Get in order, so that the first
+  /// problem is the one reported.
+  template <typename T>
+  Error
+  getFields(const json::Object &O, const std::string &Path, bool Required,
+            GetFn<T> Get,
+            std::initializer_list<std::pair<StringRef, T *>> Fields) const {
+    for (const auto &[Key, Field] : Fields)
+      if (Error E = (this->*Get)(O, Key, Path, Required, *Field))
+        return E;
+    return Error::success();
   }
   Expected<const json::Array *> getArray(const json::Object &O, StringRef Key,
                                          const std::string &Path,
@@ -328,6 +352,16 @@ private:
       return O;
     return fail(Path, "expected an object");
   }
+  /// The array member Key, its elements read in order by Read
+  /// (json::Value, its path, T &) -> Error (an absent optional one: empty).
+  template <typename T, typename ReadFn>
+  Error readArray(const json::Object &O, StringRef Key, const std::string &Path,
+                  bool Required, std::vector<T> &Out, ReadFn Read) const;
+  /// The object member Key, read by Read (json::Object, its path) -> Error
+  /// when present; it is optional.
+  template <typename ReadFn>
+  Error readObject(const json::Object &O, StringRef Key,
+                   const std::string &Path, ReadFn Read) const;
   /// An array of integers that fit T (an absent optional one: empty).
   template <typename T>
   Error readIntegers(const json::Object &O, StringRef Key,
@@ -375,44 +409,59 @@ Expected<const json::Array *> ProfileReader::getArray(const json::Object &O,
   return A;
 }
 
-template <typename T>
-Error ProfileReader::readIntegers(const json::Object &O, StringRef Key,
-                                  const std::string &Path, bool Required,
-                                  std::vector<T> &Out) const {
+template <typename T, typename ReadFn>
+Error ProfileReader::readArray(const json::Object &O, StringRef Key,
+                               const std::string &Path, bool Required,
+                               std::vector<T> &Out, ReadFn Read) const {
   auto A = getArray(O, Key, Path, Required);
   if (!A)
     return A.takeError();
   Out.clear();
   if (!*A)
     return Error::success();
+  std::string APath = child(Path, Key);
   for (size_t I = 0; I < (*A)->size(); ++I) {
-    std::optional<int64_t> N = (**A)[I].getAsInteger();
-    if (!N || *N < std::numeric_limits<T>::min() ||
-        *N > std::numeric_limits<T>::max())
-      return fail(index(child(Path, Key), I),
-                  sizeof(T) == 4 ? "expected a 32-bit integer"
-                                 : "expected an integer");
-    Out.push_back(T(*N));
+    T X{};
+    if (Error E = Read((**A)[I], index(APath, I), X))
+      return E;
+    Out.push_back(std::move(X));
   }
   return Error::success();
+}
+
+template <typename ReadFn>
+Error ProfileReader::readObject(const json::Object &O, StringRef Key,
+                                const std::string &Path, ReadFn Read) const {
+  const json::Value *V = O.get(Key);
+  if (!V)
+    return Error::success();
+  std::string OPath = child(Path, Key);
+  auto Obj = asObject(*V, OPath);
+  if (!Obj)
+    return Obj.takeError();
+  return Read(**Obj, OPath);
+}
+
+template <typename T>
+Error ProfileReader::readIntegers(const json::Object &O, StringRef Key,
+                                  const std::string &Path, bool Required,
+                                  std::vector<T> &Out) const {
+  return readArray(O, Key, Path, Required, Out,
+                   [&](const json::Value &V, const std::string &NPath, T &N) {
+                     return convert(V, NPath, N, convertInteger<T>,
+                                    sizeof(T) == 4 ? "a 32-bit integer"
+                                                   : "an integer");
+                   });
 }
 
 Error ProfileReader::readStrings(const json::Object &O, StringRef Key,
                                  const std::string &Path,
                                  std::vector<std::string> &Out) const {
-  auto A = getArray(O, Key, Path, /*Required=*/false);
-  if (!A)
-    return A.takeError();
-  Out.clear();
-  if (!*A)
-    return Error::success();
-  for (size_t I = 0; I < (*A)->size(); ++I) {
-    std::optional<StringRef> S = (**A)[I].getAsString();
-    if (!S)
-      return fail(index(child(Path, Key), I), "expected a string");
-    Out.push_back(S->str());
-  }
-  return Error::success();
+  return readArray(
+      O, Key, Path, /*Required=*/false, Out,
+      [&](const json::Value &V, const std::string &SPath, std::string &S) {
+        return convert(V, SPath, S, convertString, "a string");
+      });
 }
 
 Error ProfileReader::readRewrite(const json::Value &V, const std::string &Path,
@@ -426,15 +475,11 @@ Error ProfileReader::readRewrite(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = getSeconds(**O, "seconds", Path, false, Out.Seconds))
     return E;
-  std::pair<StringRef, uint64_t *> Counts[] = {
-      {"applied", &Out.Applied},
-      {"nodes_before", &Out.NodesBefore},
-      {"nodes_after", &Out.NodesAfter},
-      {"nodes_created", &Out.NodesCreated}};
-  for (auto &[Key, Field] : Counts)
-    if (Error E = getUInt(**O, Key, Path, false, *Field))
-      return E;
-  return Error::success();
+  return getFields(**O, Path, false, &ProfileReader::getUInt,
+                   {{"applied", &Out.Applied},
+                    {"nodes_before", &Out.NodesBefore},
+                    {"nodes_after", &Out.NodesAfter},
+                    {"nodes_created", &Out.NodesCreated}});
 }
 
 Error ProfileReader::readPhase(const json::Value &V, const std::string &Path,
@@ -446,121 +491,94 @@ Error ProfileReader::readPhase(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = getSeconds(**O, "seconds", Path, false, Out.Seconds))
     return E;
-  std::pair<StringRef, uint64_t *> Counts[] = {
-      {"nodes_before", &Out.NodesBefore},
-      {"nodes_after", &Out.NodesAfter},
-      {"visits", &Out.Visits}};
-  for (auto &[Key, Field] : Counts)
-    if (Error E = getUInt(**O, Key, Path, false, *Field))
-      return E;
+  if (Error E = getFields(**O, Path, false, &ProfileReader::getUInt,
+                          {{"nodes_before", &Out.NodesBefore},
+                           {"nodes_after", &Out.NodesAfter},
+                           {"visits", &Out.Visits}}))
+    return E;
   return getBool(**O, "budget_exhausted", Path, false, Out.BudgetExhausted);
 }
 
 Error ProfileReader::readOptimizer(const json::Object &O,
                                    const std::string &Path,
                                    OptimizerProfile &Out) const {
-  const json::Value *V = O.get("optimizer");
-  if (!V)
-    return Error::success();
-  std::string OPath = child(Path, "optimizer");
-  auto Opt = asObject(*V, OPath);
-  if (!Opt)
-    return Opt.takeError();
-  const json::Object &M = **Opt;
-  if (Error E = getBool(M, "recorded", OPath, true, Out.Recorded))
-    return E;
-  std::pair<StringRef, std::string *> Names[] = {{"name", &Out.Name},
-                                                 {"excluding", &Out.Excluding},
-                                                 {"including", &Out.Including}};
-  for (auto &[Key, Field] : Names)
-    if (Error E = getString(M, Key, OPath, false, *Field))
-      return E;
-  if (Error E = getSeconds(M, "seconds", OPath, false, Out.Seconds))
-    return E;
-  if (Error E =
-          getSeconds(M, "validate_seconds", OPath, false, Out.ValidateSeconds))
-    return E;
-  std::pair<StringRef, uint64_t *> Counts[] = {
-      {"runs", &Out.Runs},
-      {"nodes_before", &Out.NodesBefore},
-      {"nodes_after", &Out.NodesAfter}};
-  for (auto &[Key, Field] : Counts)
-    if (Error E = getUInt(M, Key, OPath, false, *Field))
-      return E;
-  auto Phases = getArray(M, "phases", OPath, /*Required=*/false);
-  if (!Phases)
-    return Phases.takeError();
-  for (size_t I = 0; *Phases && I < (*Phases)->size(); ++I) {
-    RewritePhaseProfile P;
-    if (Error E = readPhase((**Phases)[I], index(child(OPath, "phases"), I), P))
-      return E;
-    Out.Phases.push_back(std::move(P));
-  }
-  auto Rewrites = getArray(M, "rewrites", OPath, /*Required=*/false);
-  if (!Rewrites)
-    return Rewrites.takeError();
-  for (size_t I = 0; *Rewrites && I < (*Rewrites)->size(); ++I) {
-    std::string RPath = index(child(OPath, "rewrites"), I);
-    RewriteProfile R;
-    if (Error E = readRewrite((**Rewrites)[I], RPath, R))
-      return E;
-    // Rows are matched by name (the join, merges, diffs).
-    if (any_of(Out.Rewrites,
-               [&](const RewriteProfile &Q) { return Q.Name == R.Name; }))
-      return fail(child(RPath, "name"),
-                  "duplicate rewrite '" + R.Name + "' in this function");
-    Out.Rewrites.push_back(std::move(R));
-  }
-  return Error::success();
+  return readObject(
+      O, "optimizer", Path,
+      [&](const json::Object &M, const std::string &OPath) {
+        if (Error E = getBool(M, "recorded", OPath, true, Out.Recorded))
+          return E;
+        if (Error E = getFields(M, OPath, false, &ProfileReader::getString,
+                                {{"name", &Out.Name},
+                                 {"excluding", &Out.Excluding},
+                                 {"including", &Out.Including}}))
+          return E;
+        if (Error E = getFields(M, OPath, false, &ProfileReader::getSeconds,
+                                {{"seconds", &Out.Seconds},
+                                 {"validate_seconds", &Out.ValidateSeconds}}))
+          return E;
+        if (Error E = getFields(M, OPath, false, &ProfileReader::getUInt,
+                                {{"runs", &Out.Runs},
+                                 {"nodes_before", &Out.NodesBefore},
+                                 {"nodes_after", &Out.NodesAfter}}))
+          return E;
+        if (Error E = readArray(M, "phases", OPath, false, Out.Phases,
+                                [&](auto &&...A) { return readPhase(A...); }))
+          return E;
+        return readArray(
+            M, "rewrites", OPath, false, Out.Rewrites,
+            [&](const json::Value &V, const std::string &RPath,
+                RewriteProfile &R) -> Error {
+              if (Error E = readRewrite(V, RPath, R))
+                return E;
+              // Rows are matched by name (the join, merges, diffs).
+              if (any_of(Out.Rewrites, [&](const RewriteProfile &Q) {
+                    return Q.Name == R.Name;
+                  }))
+                return fail(child(RPath, "name"), "duplicate rewrite '" +
+                                                      R.Name +
+                                                      "' in this function");
+              return Error::success();
+            });
+      });
 }
 
 Error ProfileReader::readTensors(const json::Object &O, StringRef Key,
                                  const std::string &Path,
                                  std::vector<TensorInfo> &Out) const {
-  auto A = getArray(O, Key, Path, /*Required=*/false);
-  if (!A)
-    return A.takeError();
-  Out.clear();
-  if (!*A)
-    return Error::success();
-  for (size_t I = 0; I < (*A)->size(); ++I) {
-    std::string TPath = index(child(Path, Key), I);
-    auto TO = asObject((**A)[I], TPath);
-    if (!TO)
-      return TO.takeError();
-    TensorInfo T;
-    if (Error E = getString(**TO, "dtype", TPath, true, T.DType))
-      return E;
-    if (Error E = readIntegers(**TO, "shape", TPath, true, T.Shape))
-      return E;
-    if (Error E = readIntegers(**TO, "strides", TPath, true, T.Strides))
-      return E;
-    if (T.Strides.size() != T.Shape.size())
-      return fail(child(TPath, "strides"),
-                  "expected as many strides as dims (" + Twine(T.Shape.size()) +
-                      ")");
-    Out.push_back(std::move(T));
-  }
-  return Error::success();
+  return readArray(
+      O, Key, Path, /*Required=*/false, Out,
+      [&](const json::Value &V, const std::string &TPath,
+          TensorInfo &T) -> Error {
+        auto TO = asObject(V, TPath);
+        if (!TO)
+          return TO.takeError();
+        if (Error E = getString(**TO, "dtype", TPath, true, T.DType))
+          return E;
+        if (Error E = readIntegers(**TO, "shape", TPath, true, T.Shape))
+          return E;
+        if (Error E = readIntegers(**TO, "strides", TPath, true, T.Strides))
+          return E;
+        if (T.Strides.size() != T.Shape.size())
+          return fail(child(TPath, "strides"),
+                      "expected as many strides as dims (" +
+                          Twine(T.Shape.size()) + ")");
+        return Error::success();
+      });
 }
 
 Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
                                  CompileSplit &Out) const {
-  const json::Value *V = O.get("compile");
-  if (!V)
-    return Error::success();
-  std::string CPath = child(Path, "compile");
-  auto C = asObject(*V, CPath);
-  if (!C)
-    return C.takeError();
-  // Profiles written before a step was timed apart lack its key.
-  for (unsigned I = 0; I < NumCompileSteps; ++I)
-    if (Error E = getSeconds(**C, compileStepName(CompileStep(I)), CPath,
-                             false, Out.of(CompileStep(I))))
-      return E;
-  if (Error E = getSeconds(**C, "validate", CPath, false, Out.Validate))
-    return E;
-  return getBool(**C, "cached", CPath, false, Out.Cached);
+  return readObject(
+      O, "compile", Path, [&](const json::Object &C, const std::string &CPath) {
+        // Profiles written before a step was timed apart lack its key.
+        for (unsigned I = 0; I < NumCompileSteps; ++I)
+          if (Error E = getSeconds(C, compileStepName(CompileStep(I)), CPath,
+                                   false, Out.of(CompileStep(I))))
+            return E;
+        if (Error E = getSeconds(C, "validate", CPath, false, Out.Validate))
+          return E;
+        return getBool(C, "cached", CPath, false, Out.Cached);
+      });
 }
 
 Error ProfileReader::readOutputMemory(const json::Value &V,
@@ -597,43 +615,32 @@ Error ProfileReader::readApplyMemory(const json::Object &O,
                                      ApplyProfile &Out) const {
   if (Error E = readIntegers(O, "input_vars", Path, false, Out.InputVars))
     return E;
-  auto Outputs = getArray(O, "outputs_memory", Path, /*Required=*/false);
-  if (!Outputs)
-    return Outputs.takeError();
-  if (*Outputs)
-    for (size_t I = 0; I < (*Outputs)->size(); ++I) {
-      OutputMemory M;
-      if (Error E = readOutputMemory((**Outputs)[I],
-                                     index(child(Path, "outputs_memory"), I),
-                                     Out.InputVars.size(), M))
-        return E;
-      Out.OutputMem.push_back(std::move(M));
-    }
-  if (Error E = getUInt(O, "allocated_bytes", Path, false, Out.AllocatedBytes))
+  if (Error E = readArray(
+          O, "outputs_memory", Path, false, Out.OutputMem,
+          [&](const json::Value &V, const std::string &MPath, OutputMemory &M) {
+            return readOutputMemory(V, MPath, Out.InputVars.size(), M);
+          }))
     return E;
-  return getUInt(O, "allocations", Path, false, Out.Allocations);
+  return getFields(O, Path, false, &ProfileReader::getUInt,
+                   {{"allocated_bytes", &Out.AllocatedBytes},
+                    {"allocations", &Out.Allocations}});
 }
 
 Error ProfileReader::readMemory(const json::Object &O, const std::string &Path,
                                 FunctionMemory &Out) const {
-  const json::Value *V = O.get("memory");
-  if (!V)
-    return Error::success();
-  std::string MPath = child(Path, "memory");
-  auto M = asObject(*V, MPath);
-  if (!M)
-    return M.takeError();
-  if (Error E = getBool(**M, "recorded", MPath, true, Out.Recorded))
-    return E;
-  if (Error E = getBool(**M, "allow_gc", MPath, false, Out.AllowGC))
-    return E;
-  if (Error E = readIntegers(**M, "kept_vars", MPath, false, Out.KeptVars))
-    return E;
-  if (Error E = getUInt(**M, "measured_peak", MPath, false, Out.MeasuredPeak))
-    return E;
-  if (Error E = getUInt(**M, "calls", MPath, false, Out.Calls))
-    return E;
-  return getUInt(**M, "allocations", MPath, false, Out.Allocations);
+  return readObject(
+      O, "memory", Path, [&](const json::Object &M, const std::string &MPath) {
+        if (Error E = getBool(M, "recorded", MPath, true, Out.Recorded))
+          return E;
+        if (Error E = getBool(M, "allow_gc", MPath, false, Out.AllowGC))
+          return E;
+        if (Error E = readIntegers(M, "kept_vars", MPath, false, Out.KeptVars))
+          return E;
+        return getFields(M, MPath, false, &ProfileReader::getUInt,
+                         {{"measured_peak", &Out.MeasuredPeak},
+                          {"calls", &Out.Calls},
+                          {"allocations", &Out.Allocations}});
+      });
 }
 
 Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
@@ -647,11 +654,9 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
   if (Id > UINT32_MAX)
     return fail(child(Path, "id"), "expected an id below 2^32");
   Out.Id = unsigned(Id);
-  if (Error E = getString(**O, "name", Path, true, Out.Name))
-    return E;
-  if (Error E = getString(**O, "op", Path, true, Out.Op))
-    return E;
-  if (Error E = getString(**O, "op_class", Path, true, Out.OpClass))
+  if (Error E = getFields(
+          **O, Path, true, &ProfileReader::getString,
+          {{"name", &Out.Name}, {"op", &Out.Op}, {"op_class", &Out.OpClass}}))
     return E;
   if (Error E = getString(**O, "loc", Path, false, Out.Loc))
     return E;
@@ -666,11 +671,9 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = getSeconds(**O, "seconds", Path, true, Out.Seconds))
     return E;
-  if (Error E =
-          getSeconds(**O, "flops_per_call", Path, false, Out.FlopsPerCall))
-    return E;
-  if (Error E =
-          getSeconds(**O, "bytes_per_call", Path, false, Out.BytesPerCall))
+  if (Error E = getFields(**O, Path, false, &ProfileReader::getSeconds,
+                          {{"flops_per_call", &Out.FlopsPerCall},
+                           {"bytes_per_call", &Out.BytesPerCall}}))
     return E;
   if (Error E = readTensors(**O, "inputs", Path, Out.Inputs))
     return E;
@@ -700,16 +703,14 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = getUInt(**O, "calls", Path, true, Out.Calls))
     return E;
-  if (Error E = getSeconds(**O, "call_seconds", Path, true, Out.CallSeconds))
-    return E;
-  if (Error E =
-          getSeconds(**O, "driver_seconds", Path, true, Out.DriverSeconds))
+  if (Error E = getFields(**O, Path, true, &ProfileReader::getSeconds,
+                          {{"call_seconds", &Out.CallSeconds},
+                           {"driver_seconds", &Out.DriverSeconds}}))
     return E;
   if (Error E = readCompile(**O, Path, Out.Compile))
     return E;
-  if (Error E = getString(**O, "linker", Path, false, Out.Linker))
-    return E;
-  if (Error E = getString(**O, "clock", Path, false, Out.Clock))
+  if (Error E = getFields(**O, Path, false, &ProfileReader::getString,
+                          {{"linker", &Out.Linker}, {"clock", &Out.Clock}}))
     return E;
   if (Error E = getSeconds(**O, "instrumentation_ns_per_apply", Path, false,
                            Out.InstrumentationNsPerApply))
@@ -724,27 +725,24 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
       return E;
     if (Error E = readStrings(**O, "host_only", Path, Out.HostOnly))
       return E;
-    if (Error E = getUInt(**O, "gpu_peak_bytes", Path, false, Out.GpuPeakBytes))
-      return E;
-    if (Error E = getUInt(**O, "gpu_peak_reserved_bytes", Path, false,
-                          Out.GpuPeakReservedBytes))
+    if (Error E =
+            getFields(**O, Path, false, &ProfileReader::getUInt,
+                      {{"gpu_peak_bytes", &Out.GpuPeakBytes},
+                       {"gpu_peak_reserved_bytes", &Out.GpuPeakReservedBytes}}))
       return E;
   }
-  auto Applies = getArray(**O, "applies", Path, /*Required=*/true);
-  if (!Applies)
-    return Applies.takeError();
   DenseSet<unsigned> Ids;
-  std::string APath = child(Path, "applies");
-  for (size_t I = 0; I < (*Applies)->size(); ++I) {
-    ApplyProfile A;
-    if (Error E = readApply((**Applies)[I], index(APath, I), A))
-      return E;
-    if (!Ids.insert(A.Id).second)
-      return fail(child(index(APath, I), "id"),
-                  "duplicate id " + Twine(A.Id) + " in this function");
-    Out.Applies.push_back(std::move(A));
-  }
-  return Error::success();
+  return readArray(**O, "applies", Path, /*Required=*/true, Out.Applies,
+                   [&](const json::Value &AV, const std::string &APath,
+                       ApplyProfile &A) -> Error {
+                     if (Error E = readApply(AV, APath, A))
+                       return E;
+                     if (!Ids.insert(A.Id).second)
+                       return fail(child(APath, "id"), "duplicate id " +
+                                                           Twine(A.Id) +
+                                                           " in this function");
+                     return Error::success();
+                   });
 }
 
 Expected<Profile> ProfileReader::read(const json::Value &Root) {
@@ -767,15 +765,9 @@ Expected<Profile> ProfileReader::read(const json::Value &Root) {
   Profile P;
   if (Error E = getString(**O, "machine", "", false, P.Machine))
     return E;
-  auto Functions = getArray(**O, "functions", "", /*Required=*/true);
-  if (!Functions)
-    return Functions.takeError();
-  for (size_t I = 0; I < (*Functions)->size(); ++I) {
-    FunctionProfile F;
-    if (Error E = readFunction((**Functions)[I], index("functions", I), F))
-      return E;
-    P.Functions.push_back(std::move(F));
-  }
+  if (Error E = readArray(**O, "functions", "", /*Required=*/true, P.Functions,
+                          [&](auto &&...A) { return readFunction(A...); }))
+    return E;
   return P;
 }
 

@@ -15,6 +15,7 @@
 #include "Match.h"
 #include "NodeRewrite.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;
@@ -208,7 +209,7 @@ public:
     if (!Inner)
       return Reps{};
     RValue *X = Inner->Inputs[0];
-    auto &InnerOp = static_cast<const Elemwise &>(Inner->op());
+    const auto &InnerOp = llvm::cast<Elemwise>(Inner->op());
     if (!castIsExact(X->Type.Dtype, InnerOp.castTo()))
       return Reps{};
     if (Outer->castTo() == X->Type.Dtype)

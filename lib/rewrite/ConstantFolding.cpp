@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeRewrite.h"
+#include "ops/AllocOps.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;
@@ -57,8 +59,10 @@ public:
         return std::vector<Replacement>{};
       Ins.push_back(In->Value);
     }
-    int64_t Max =
-        N.className() == "Alloc" ? MaxFoldedAllocElements : MaxFoldedElements;
+    // alloc and the *_like fills (all "Alloc" in profiles).
+    int64_t Max = llvm::isa<AllocOp, FillLikeOp>(N.op())
+                      ? MaxFoldedAllocElements
+                      : MaxFoldedElements;
     for (RValue *Out : N.Outputs)
       if (knownElements(Out->Type, Max) < 0)
         return std::vector<Replacement>{};

@@ -25,6 +25,8 @@
 
 #include "Match.h"
 #include "NodeRewrite.h"
+#include "ops/LinalgOps.h"
+#include "llvm/Support/Casting.h"
 #include <charconv>
 #include <cstdlib>
 
@@ -73,7 +75,7 @@ std::optional<GemmForm> productOf(const RValue &V) {
   for (RValue *In : P->Inputs)
     if (In->Type.Dtype != V.Type.Dtype)
       return std::nullopt;
-  if (P->className() == "Dot" && P->Inputs.size() == 2) {
+  if (llvm::isa<DotOp>(P->op()) && P->Inputs.size() == 2) {
     GemmForm F;
     F.A = P->Inputs[0];
     F.B = P->Inputs[1];
@@ -261,7 +263,7 @@ public:
   DotTranspose() : NodeRewrite("dot_transpose", GemmTags) {}
 
   llvm::Expected<Reps> apply(RewriteGraph &G, RNode &N) override {
-    if (N.className() != "Dot")
+    if (!llvm::isa<DotOp>(N.op()))
       return Reps{};
     std::optional<GemmForm> F = productOf(*N.Outputs[0]);
     if (!F)

@@ -1,14 +1,14 @@
 //===- Match.cpp - Recognizing Applies the rewrites look for -------------===//
 
 #include "Match.h"
+#include "ops/ShapeOps.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;
 
 const Elemwise *rewrite::elemwiseOp(const RNode &N) {
-  if (N.className() != "Elemwise")
-    return nullptr;
-  return static_cast<const Elemwise *>(&N.op());
+  return llvm::dyn_cast<Elemwise>(&N.op());
 }
 
 const Elemwise *rewrite::elemwiseOf(const RNode &N, ScalarOpKind K) {
@@ -29,7 +29,7 @@ RNode *rewrite::producedBy(const RValue &V, ScalarOpKind K) {
 
 std::optional<std::vector<int>> rewrite::dimShufflePattern(const RNode &N) {
   llvm::StringRef Name = N.OpName;
-  if (N.className() != "DimShuffle" || !Name.consume_front("DimShuffle{") ||
+  if (!llvm::isa<DimShuffleOp>(N.op()) || !Name.consume_front("DimShuffle{") ||
       !Name.consume_back("}"))
     return std::nullopt;
   std::vector<int> P;

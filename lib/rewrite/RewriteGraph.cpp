@@ -5,6 +5,7 @@
 #include "graphjit/OpRegistry.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Casting.h"
 #include <algorithm>
 #include <cstring>
 
@@ -363,12 +364,10 @@ size_t RewriteGraph::constantHash(RValue &C) {
 
 void RewriteGraph::dropInplace() {
   for (const auto &N : Nodes) {
-    if (N->Dead || N->className() != "Elemwise")
+    const auto *E = llvm::dyn_cast<Elemwise>(&N->op());
+    if (N->Dead || !E || E->inplaceInput() < 0)
       continue;
-    const auto &E = static_cast<const Elemwise &>(N->op());
-    if (E.inplaceInput() < 0)
-      continue;
-    N->Op = E.withInplace(-1);
+    N->Op = E->withInplace(-1);
     N->OpName = N->Op->name();
   }
 }

@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeRewrite.h"
+#include "ops/ShapeOps.h"
 #include "ops/StructuralLoweringInfo.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;
@@ -24,7 +26,7 @@ const std::vector<std::string> ShapeTags = {"shape", "canonicalize",
 
 /// The dim N (a Shape_i) reads, if it is one.
 std::optional<unsigned> shapeAxis(const RNode &N) {
-  if (N.className() != "Shape_i" || N.Inputs.size() != 1)
+  if (!llvm::isa<ShapeIOp>(N.op()) || N.Inputs.size() != 1)
     return std::nullopt;
   return shapeIAxis(N.op(), N.Inputs[0]->Type.rank());
 }

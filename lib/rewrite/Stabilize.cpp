@@ -20,7 +20,9 @@
 
 #include "Match.h"
 #include "NodeRewrite.h"
+#include "ops/NNOps.h"
 #include "ops/StructuralLoweringInfo.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;
@@ -67,7 +69,7 @@ llvm::Expected<Reps> logSoftmax(RewriteGraph &G, RNode &N) {
   if (!elemwiseOf(N, ScalarOpKind::Log))
     return Reps{};
   RNode *S = liveOwner(*N.Inputs[0]);
-  if (!S || S->className() != "Softmax")
+  if (!S || !llvm::isa<SoftmaxOp>(S->op()))
     return Reps{};
   std::optional<SoftmaxInfo> Info =
       softmaxInfo(S->op(), S->Inputs[0]->Type.rank());

@@ -24,7 +24,7 @@
 //   Elemwise  iteration space: the output's shape; item i: the element at
 //             C-order index i. Operands: the output, then the Elemwise op's
 //             inputs; the element computation is ElementKernel's
-//             (lib/ops/ElemwiseLoweringKernel.h), Composites included.
+//             (lib/codegen/ElemwiseLoweringKernel.h), Composites included.
 //   Fill      iteration space: the output's shape; item i: writes Value.
 //   Reduce    iteration space: the input's shape; item i: the output
 //             element at C-order index i over the kept dims (Reduced false),

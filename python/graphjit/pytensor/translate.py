@@ -200,9 +200,9 @@ class Translation:
         perform = make_perform(node, readers, cells)
         outs = self.b.apply_python(
             perform, gj_ins, out_types, name=str(node.op),
-            # A class name of graphjit's own ops (Alloc, Gemm) gets "_py"
-            # there (python/src/PythonOp.cpp); summary() names the rows as
-            # PyTensor does.
+            # PyTensor's class name, whatever it is: a Python op is
+            # OpKind::Foreign, which no rewrite or lowering takes for one
+            # of graphjit's (python/src/PythonOp.cpp).
             class_name=type(node.op).__name__, destroyed=destroyed,
             line=self._line)
         token = outs[-1] if not all(held) else None
