@@ -103,6 +103,9 @@ Error markingError(const Instruction &I, const Twine &Why) {
 /// Checks one instruction's marking.
 Expected<MarkedApply> checkMarking(Instruction &I, MDNode &MD) {
   auto *Call = dyn_cast<CallInst>(&I);
+  if (isa<InvokeInst>(I))
+    return markingError(I, "invokes are not supported: an Apply is timed "
+                           "around a call, and a thunk does not unwind");
   if (!Call)
     return markingError(I, "only calls can be marked as Applies");
   if (MD.getNumOperands() != 4)
@@ -125,6 +128,10 @@ Expected<MarkedApply> checkMarking(Instruction &I, MDNode &MD) {
                                  ") must be a string");
     Strings[Op] = S->getString();
   }
+  // The profile's type column reads the kind: JIT code or perform.
+  if (Strings[3] != "C" && Strings[3] != "Py")
+    return markingError(I, "operand 3 (the kind) must be \"C\" or \"Py\", "
+                           "not \"" + Strings[3] + "\"");
   if (Call->isMustTailCall())
     return markingError(I, "a musttail call cannot be timed");
   return MarkedApply{Call, uint32_t(Id), Strings[1], Strings[2], Strings[3]};

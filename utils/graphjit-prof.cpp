@@ -9,6 +9,7 @@
 // where, and exit with status 1.
 //
 //===----------------------------------------------------------------------===//
+#include "ToolVersion.h"
 #include "graphjit/Initialize.h"
 #include "graphjit/Profile.h"
 #include "llvm/Support/CommandLine.h"
@@ -154,6 +155,7 @@ int main(int argc, char **argv) {
   graphjit::initialize();
   InitLLVM X(argc, argv);
   cl::HideUnrelatedOptions(ProfCategory);
+  setToolVersionPrinter("graphjit-prof");
   cl::ParseCommandLineOptions(
       argc, argv,
       "graphjit-prof: reports from graphjit profiles (JSON)\n\n"

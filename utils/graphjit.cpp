@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolVersion.h"
 #include "graphjit/Initialize.h"
 #include "graphjit/Flags.h"
 #include "graphjit/Function.h"
@@ -613,21 +614,29 @@ static int run() {
   }
   for (unsigned I = 0; I < Results.size(); ++I)
     printValue(F->outputs()[I]->displayName(), Results[I]);
+  // With -calls=0 there are no outputs, and the shared variables are as
+  // initialised.
   for (const Update &U : F->updates())
-    printValue("updated " + U.Target->Name, U.Target->Value);
-  // With -calls=0 there are no outputs, only the initial shared values.
+    printValue((Calls == 0 ? "initial " : "updated ") + U.Target->Name,
+               U.Target->Value);
   if (!OutputDir.empty())
     if (Error E = writeOutputs(*F, Results))
       return fail(std::move(E));
   if (Stats)
     if (Error E = reportProfile(*Stats, *PF))
       return fail(std::move(E));
+  // GRAPHJIT_FLAGS=profile=True without -profile: the library's own
+  // profile, printed now so that one that cannot be written fails the run.
+  outs().flush();
+  if (Error E = reportProcessProfile())
+    return fail(std::move(E));
   return 0;
 }
 
 int main(int argc, char **argv) {
   graphjit::initialize();
   cl::HideUnrelatedOptions({&Category, &ProfileCategory});
+  setToolVersionPrinter("graphjit");
   cl::ParseCommandLineOptions(
       argc, argv,
       "graphjit: compile and run a function of a .graph file\n\n"

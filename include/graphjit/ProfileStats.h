@@ -62,6 +62,12 @@ private:
 /// its printing at exit registered then).
 std::shared_ptr<ProfileStats> processProfileStats();
 
+/// Prints the process's profile now, where the flags say, instead of at
+/// exit (where an error can only be printed): the command line does, so
+/// that a profile it cannot write fails the run. Nothing is printed at
+/// exit afterwards. Success when nothing was profiled.
+llvm::Error reportProcessProfile();
+
 } // namespace graphjit
 
 #endif

@@ -49,9 +49,10 @@ llvm::Error GraphModule::initShared() {
   for (auto &S : Shared) {
     llvm::Expected<NDArray> V = initialValue(*S, fileName());
     if (!V)
-      return llvm::createStringError(S->Loc.str() + ": shared variable '" +
-                                     S->Name + "': " +
-                                     llvm::toString(V.takeError()));
+      // Laid out as the parser's errors: FILE:LINE:COL: error: ...
+      return llvm::createStringError(
+          S->Loc.str() + ": error: shared variable '" + S->Name +
+          "': " + llvm::toString(V.takeError()));
     S->Value = std::move(*V);
   }
   return llvm::Error::success();

@@ -3,6 +3,7 @@
 #include "graphjit/ProfileStats.h"
 #include "graphjit/Flags.h"
 #include "llvm/Support/FileSystem.h"
+#include <atomic>
 #include <cstdlib>
 
 using namespace graphjit;
@@ -75,14 +76,23 @@ llvm::Error ProfileStats::report(const Flags &F) const {
   return llvm::Error::success();
 }
 
+/// The process's stats once something profiles into them; null before.
+static std::shared_ptr<ProfileStats> *ProcessStats = nullptr;
+/// Set when the profile was printed before exit.
+static std::atomic<bool> ProcessProfileReported{false};
+
+llvm::Error graphjit::reportProcessProfile() {
+  if (!ProcessStats || ProcessProfileReported.exchange(true))
+    return llvm::Error::success();
+  llvm::Expected<const Flags &> F = processFlags();
+  if (!F)
+    return F.takeError();
+  return (*ProcessStats)->report(*F);
+}
+
 // At exit: every function's profile and their sum, where the flags say.
 static void printProcessProfile() {
-  llvm::Expected<const Flags &> F = processFlags();
-  if (!F) {
-    llvm::consumeError(F.takeError());
-    return;
-  }
-  if (llvm::Error E = processProfileStats()->report(*F))
+  if (llvm::Error E = reportProcessProfile())
     llvm::errs() << "graphjit: error: " << llvm::toString(std::move(E))
                  << "\n";
 }
@@ -92,6 +102,7 @@ std::shared_ptr<ProfileStats> graphjit::processProfileStats() {
   static auto *Stats = [] {
     auto *S = new std::shared_ptr<ProfileStats>(
         std::make_shared<ProfileStats>());
+    ProcessStats = S;
     std::atexit(printProcessProfile);
     return S;
   }();

@@ -18,6 +18,10 @@
 ; DUPLICATE: error: graphjit-instrument: in function 'g': !graphjit.apply on the call to 'other': Apply id 3 is already used by the call to 'thunk' in the same function
 ; RUN: not %opt -load-pass-plugin=%graphjit_plugin -passes=graphjit-instrument -S %t/not-a-call.ll 2>&1 | FileCheck %s --check-prefix=NOT-CALL
 ; NOT-CALL: error: graphjit-instrument: in function 'f': !graphjit.apply on '%x = add i32 %a, 1, !graphjit.apply !0': only calls can be marked as Applies
+; RUN: not %opt -load-pass-plugin=%graphjit_plugin -passes=graphjit-instrument -S %t/invoke.ll 2>&1 | FileCheck %s --check-prefix=INVOKE
+; INVOKE: error: graphjit-instrument: in function 'f': !graphjit.apply on the call to 'thunk': invokes are not supported: an Apply is timed around a call, and a thunk does not unwind
+; RUN: not %opt -load-pass-plugin=%graphjit_plugin -passes=graphjit-instrument -S %t/banana.ll 2>&1 | FileCheck %s --check-prefix=BANANA
+; BANANA: error: graphjit-instrument: in function 'f': !graphjit.apply on the call to 'thunk': operand 3 (the kind) must be "C" or "Py", not "banana"
 ; RUN: not %opt -load-pass-plugin=%graphjit_plugin -passes=graphjit-instrument -S %t/abi.ll 2>&1 | FileCheck %s --check-prefix=ABI
 ; ABI: error: graphjit-instrument: 'gj_profile_enter' is already in the module with a type other than the runtime ABI's ptr (ptr)
 ; (That an error leaves the module unchanged, @f included, is checked by
@@ -109,3 +113,24 @@ define i32 @f(ptr %p) {
   ret i32 %r
 }
 !0 = !{i32 0, !"A", !"", !"C"}
+
+;--- invoke.ll
+declare i32 @thunk(ptr)
+declare i32 @__gxx_personality_v0(...)
+define i32 @f(ptr %p) personality ptr @__gxx_personality_v0 {
+  %r = invoke i32 @thunk(ptr %p) to label %ok unwind label %lp, !graphjit.apply !0
+ok:
+  ret i32 %r
+lp:
+  %e = landingpad { ptr, i32 } cleanup
+  ret i32 1
+}
+!0 = !{i32 0, !"A", !"", !"C"}
+
+;--- banana.ll
+declare i32 @thunk(ptr)
+define i32 @f(ptr %p) {
+  %r = call i32 @thunk(ptr %p), !graphjit.apply !0
+  ret i32 %r
+}
+!0 = !{i32 0, !"A", !"", !"banana"}
