@@ -1,6 +1,7 @@
 //===- CompileCache.cpp - Compiled objects kept on disk ------------------===//
 
 #include "CompileCache.h"
+#include "graphjit/Flags.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -15,6 +16,13 @@ using namespace llvm;
 std::string CompileCache::defaultDirectory() {
   if (const char *Dir = std::getenv("GRAPHJIT_CACHE_DIR"))
     return Dir;
+  // GRAPHJIT_FLAGS=compiledir=DIR, Theano's name for it.
+  if (Expected<const Flags &> F = processFlags()) {
+    if (!F->CompileDir.empty())
+      return F->CompileDir;
+  } else {
+    consumeError(F.takeError());
+  }
   SmallString<256> Path;
   if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg)
     Path = Xdg;

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace graphjit {
 
@@ -52,10 +53,22 @@ struct Flags {
   /// CUDA driver), or cuda-emulated (the GPU path run on the host, for
   /// testing without a GPU). docs/gpu.md.
   std::string Device = "cpu";
+  /// Where the compile cache keeps objects (Theano's compiledir); empty:
+  /// $GRAPHJIT_CACHE_DIR, else ~/.cache/graphjit.
+  std::string CompileDir;
+  /// What parsing accepted but does not apply: PyTensor's and Theano's
+  /// flags with no meaning here (floatX, cxx, ...), one line each.
+  /// processFlags() prints them once, as warnings.
+  std::vector<std::string> Warnings;
 };
 
 /// Parses "NAME=VALUE,NAME=VALUE" over Base. Booleans are True/False (also
 /// true/false/1/0).
+/// Parses "name=value,..." (Theano's dotted section names too). Theano's
+/// and PyTensor's flags are accepted: mode=FAST_RUN and FAST_COMPILE set
+/// the optimizer, compiledir the compile cache, and those that have no
+/// meaning for graphjit (floatX, cxx, linker, ...) add a warning and are
+/// ignored. Unknown names and malformed items are errors.
 llvm::Expected<Flags> parseFlags(llvm::StringRef Text, Flags Base = {});
 
 /// The flags of this process: GRAPHJIT_FLAGS parsed on first use (an error

@@ -3,6 +3,7 @@
 #include "graphjit/Flags.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 #include <cstdlib>
 #include <mutex>
 
@@ -46,6 +47,39 @@ static const FlagInfo Known[] = {
     {"optimizer_including", Kind::String,
      [](Flags &F) -> void * { return &F.OptimizerIncluding; }},
     {"device", Kind::String, [](Flags &F) -> void * { return &F.Device; }},
+    {"compiledir", Kind::String,
+     [](Flags &F) -> void * { return &F.CompileDir; }},
+};
+
+// PyTensor's and Theano's flags that mean nothing to graphjit: a script's
+// PYTENSOR_FLAGS or THEANO_FLAGS string copied into GRAPHJIT_FLAGS works,
+// with a warning for each of these.
+static const std::pair<const char *, const char *> NotApplicable[] = {
+    {"floatX", "the graph's types say each dtype"},
+    {"warn_float64", "the graph's types say each dtype"},
+    {"cast_policy", "literals take their operands' dtype (docs/graph-format.md)"},
+    {"cxx", "graphjit compiles with LLVM, not a C++ compiler"},
+    {"gcc__cxxflags", "graphjit compiles with LLVM, not a C++ compiler"},
+    {"blas__ldflags", "graphjit calls the BLAS it was built with"},
+    {"openmp", "graphjit's code is single-threaded per call"},
+    {"linker", "graphjit's linker is chosen per function (linker=)"},
+    {"config", "graphjit reads no configuration file"},
+    {"base_compiledir", "use compiledir"},
+    {"compile__wait", "the compile cache has no lock to wait for"},
+    {"compile__timeout", "the compile cache has no lock to wait for"},
+    {"exception_verbosity", "errors always name the Apply and its shapes"},
+    {"traceback__limit", "errors always name the Apply and its shapes"},
+    {"on_opt_error", "a failing rewrite is always an error"},
+    {"optimizer_verbose", "use profile_optimizer"},
+    {"print_global_stats", "use profile"},
+    {"deterministic", "graphjit's ops are deterministic"},
+    {"profiling__time_thunks", "the instrumentation always times thunks"},
+    {"profiling__output_line_width",
+     "graphjit's report does not cut its lines"},
+    {"profiling__min_peak_memory",
+     "the memory profile always shows the best order's peak"},
+    {"profiling__ignore_first_call_of_compile",
+     "use profiling__ignore_first_call"},
 };
 
 std::string graphjit::knownFlagNames() {
@@ -74,6 +108,24 @@ Expected<Flags> graphjit::parseFlags(StringRef Text, Flags Base) {
     std::string Canonical;
     for (char C : Name)
       Canonical += C == '.' ? std::string("__") : std::string(1, C);
+    // mode: Theano's presets of the optimizer.
+    if (Canonical == "mode" && Item.contains('=')) {
+      if (Value == "FAST_RUN" || Value == "FAST_COMPILE")
+        Base.Optimizer = Value.lower();
+      else
+        Base.Warnings.push_back(
+            "mode=" + Value.str() + " does not apply to graphjit (FAST_RUN "
+            "and FAST_COMPILE set its optimizer); ignored");
+      continue;
+    }
+    const auto *Foreign = llvm::find_if(NotApplicable, [&](const auto &P) {
+      return Canonical == P.first;
+    });
+    if (Foreign != std::end(NotApplicable) && Item.contains('=')) {
+      Base.Warnings.push_back(Name.str() + " does not apply to graphjit (" +
+                              Foreign->second + "); ignored");
+      continue;
+    }
     const FlagInfo *Info = llvm::find_if(
         Known, [&](const FlagInfo &I) { return Canonical == I.Name; });
     if (Info == std::end(Known))
@@ -131,10 +183,13 @@ Expected<const Flags &> graphjit::processFlags() {
     S.Parsed = true;
     if (const char *Env = std::getenv("GRAPHJIT_FLAGS")) {
       Expected<Flags> F = parseFlags(Env);
-      if (F)
+      if (F) {
         S.Value = *F;
-      else
+        for (const std::string &W : F->Warnings)
+          llvm::errs() << "graphjit: warning: GRAPHJIT_FLAGS: " << W << "\n";
+      } else {
         S.Error = llvm::toString(F.takeError());
+      }
     }
   }
   if (!S.Error.empty())

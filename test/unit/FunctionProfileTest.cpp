@@ -188,4 +188,35 @@ TEST(Flags, ParsesTheanoSpellingsAndRejectsUnknownNames) {
             std::string::npos);
 }
 
+// A PYTENSOR_FLAGS string copied over works: what means something to
+// graphjit is honoured, the rest is a warning, typos stay errors.
+TEST(Flags, AcceptsPyTensorsFlags) {
+  Flags F = llvm::cantFail(parseFlags(
+      "floatX=float32,device=cpu,mode=FAST_COMPILE,compiledir=/tmp/gj-c,"
+      "profiling__output_line_width=200,profiling.min_peak_memory=True"));
+  EXPECT_EQ(F.Optimizer, "fast_compile");
+  EXPECT_EQ(F.CompileDir, "/tmp/gj-c");
+  EXPECT_EQ(F.Device, "cpu");
+  ASSERT_EQ(F.Warnings.size(), 3u);
+  EXPECT_EQ(F.Warnings[0].rfind("floatX does not apply to graphjit", 0), 0u)
+      << F.Warnings[0];
+  EXPECT_EQ(F.Warnings[2].rfind("profiling.min_peak_memory does not apply", 0),
+            0u)
+      << F.Warnings[2];
+  EXPECT_EQ(llvm::cantFail(parseFlags("mode=FAST_RUN")).Optimizer, "fast_run");
+  Flags Other = llvm::cantFail(parseFlags("mode=NUMBA"));
+  EXPECT_EQ(Other.Optimizer, "fast_run");
+  ASSERT_EQ(Other.Warnings.size(), 1u);
+  EXPECT_NE(Other.Warnings[0].find("mode=NUMBA does not apply"),
+            std::string::npos);
+  // Still errors: a typo of graphjit's own, an item without a value.
+  auto Typo = parseFlags("floatx=float32");
+  ASSERT_FALSE(bool(Typo));
+  EXPECT_NE(llvm::toString(Typo.takeError()).find("unknown flag 'floatx'"),
+            std::string::npos);
+  auto NoValue = parseFlags("floatX");
+  ASSERT_FALSE(bool(NoValue));
+  llvm::consumeError(NoValue.takeError());
+}
+
 } // namespace
