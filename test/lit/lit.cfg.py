@@ -22,6 +22,7 @@ plugin = params.get("graphjit_plugin", os.path.join(bin_dir, "..", "passes", "Gr
 config.substitutions.append(("%graphjit_plugin", plugin))
 runtime_lib = params.get("graphjit_runtime_lib", os.path.join(bin_dir, "..", "lib", "libgraphjit_runtime.a"))
 config.substitutions.append(("%graphjit_runtime_lib", runtime_lib))
+config.substitutions.append(("%graphjit_bin_dir", bin_dir))
 config.substitutions.append(("%graphjit_src", os.path.join(os.path.dirname(__file__), "..", "..")))
 config.substitutions.append(("%graphjit_prof", os.path.join(bin_dir, "graphjit-prof")))
 config.substitutions.append(("%graphjit", os.path.join(bin_dir, "graphjit")))
