@@ -120,6 +120,18 @@ ProfileClock::ProfileClock(bool InvariantTsc, double TscHz, double OverheadNs)
     OS << "CLOCK_MONOTONIC_RAW through gj_profile_now (no invariant TSC)";
 }
 
+std::string ProfileClock::clockName(uint32_t Clock) const {
+  if (Clock == preferredClock())
+    return Name;
+  if (Clock == GJ_PROFILE_CLOCK_CALL)
+    return "CLOCK_MONOTONIC_RAW through gj_profile_now (the IR's clock=call)";
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << "TSC at " << llvm::format("%.3f", TscHz / 1e9)
+     << " GHz (the IR's clock=tsc, though the TSC is not invariant here)";
+  return S;
+}
+
 const ProfileClock &ProfileClock::get() {
   // Calibrated once, and never destroyed: reports at exit may still use it.
   static const ProfileClock *Clock = [] {

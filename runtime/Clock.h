@@ -75,6 +75,9 @@ public:
   double seconds(uint64_t Ticks, uint32_t Clock) const;
   /// For the report: which clock, at what rate, calibrated how.
   const std::string &clockName() const { return Name; }
+  /// The same for Clock (a gj_profile_desc::clock), which IR instrumented
+  /// elsewhere (opt's clock=) may have chosen against preferredClock().
+  std::string clockName(uint32_t Clock) const;
   /// What instrumenting one Apply costs with the preferred clock, in ns:
   /// one chained clock read and one counter update, measured at start-up.
   double overheadNsPerApply() const { return OverheadNs; }

@@ -165,6 +165,11 @@ void FunctionProfiler::addMeasuredMemory(FunctionProfile &P) const {
 void FunctionProfiler::setCompiled(const gj_profile_desc *D,
                                    const std::vector<bool> &C) {
   Desc = D;
+  // Calls are timed on the descriptor's clock, which IR instrumented by
+  // opt (-jit-llvm) may have chosen: the call's time and the Applies' must
+  // be in the same ticks.
+  if (D)
+    Tsc = D->clock == GJ_PROFILE_CLOCK_TSC;
   for (ApplyProfile &A : Base.Applies)
     A.Compiled = A.Id < C.size() && C[A.Id];
 }
@@ -232,7 +237,7 @@ FunctionProfile FunctionProfiler::snapshot() const {
 
   P.Calls = Calls.load();
   P.CallSeconds = Seconds(CallTicks.load());
-  P.Clock = Clock.clockName();
+  P.Clock = Clock.clockName(ClockKind);
   P.InstrumentationNsPerApply = Desc ? Clock.overheadNsPerApply() : 0;
   P.Compile = Times;
   P.Compile.Validate = ValidateSeconds;
