@@ -277,7 +277,17 @@ Error CompilePipeline::instrument() {
                  ? CounterClock::Tsc
                  : CounterClock::Call;
   IO.Memory = Opts.ProfileMemory;
-  return instrumentApplies(*Lowered.Module, IO).takeError();
+  if (Error E = instrumentApplies(*Lowered.Module, IO).takeError())
+    return E;
+  // IR instrumented elsewhere (-jit-llvm) is left as it is: without its
+  // allocation hooks there is nothing for profile_memory to measure.
+  if (Opts.ProfileMemory && !Opts.LLVMInput.empty() &&
+      !Lowered.Module->getFunction("gj_memory_enter"))
+    return llvm::createStringError(
+        Opts.LLVMInput + " was instrumented without allocation hooks, so "
+        "profile_memory has nothing to measure: instrument it with "
+        "-passes='graphjit-instrument<memory>', or not at all");
+  return Error::success();
 }
 
 // LLVM's pipeline for the host, unless the compile cache has the object.
