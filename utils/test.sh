@@ -17,7 +17,9 @@ if [ "${1:-}" = "--sanitize" ]; then
   # the unit and lit tests.
   exclude=(-E '^numpy-gpu/')
 fi
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# allocator_may_return_null: a failed allocation is an error graphjit reports
+# (out-of-memory tests), as without the sanitizer, not an abort.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$build" -j2 --output-on-failure --timeout 600 "${exclude[@]}"
 if [ "${1:-}" != "--sanitize" ]; then

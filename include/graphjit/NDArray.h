@@ -26,6 +26,10 @@ class Buffer {
 public:
   enum InitKind { Zeroed, Uninitialized };
   explicit Buffer(size_t Bytes, InitKind Init = Zeroed);
+  /// Owns Memory, which the buffer allocator gave for Bytes (NDArray's
+  /// allocations, which report running out of memory as errors).
+  struct AdoptTag {};
+  Buffer(AdoptTag, void *Memory, size_t Bytes, InitKind Init);
   /// Wraps caller-owned memory without taking ownership.
   Buffer(void *External, size_t Bytes) : Data(External), Bytes(Bytes) {}
   /// Device memory at Address (the GPU path, lib/gpu/DevicePool.h), which

@@ -118,6 +118,14 @@ constexpr size_t LargeFrom = size_t(256) << 10;
 #endif
 
 void *graphjit::allocateBufferMemory(size_t Bytes) {
+  void *P = tryAllocateBufferMemory(Bytes);
+  if (!P)
+    llvm::report_fatal_error("graphjit: out of memory allocating " +
+                             llvm::Twine(Bytes) + " bytes");
+  return P;
+}
+
+void *graphjit::tryAllocateBufferMemory(size_t Bytes) {
   size_t Capacity = bufferCapacity(Bytes);
 #ifndef GRAPHJIT_NO_BUFFER_CACHE
   if (Capacity <= LargestCached) {
@@ -129,11 +137,7 @@ void *graphjit::allocateBufferMemory(size_t Bytes) {
       return P;
   }
 #endif
-  void *P = std::aligned_alloc(Alignment, Capacity);
-  if (!P)
-    llvm::report_fatal_error("graphjit: out of memory allocating " +
-                             llvm::Twine(Bytes) + " bytes");
-  return P;
+  return std::aligned_alloc(Alignment, Capacity);
 }
 
 void graphjit::freeBufferMemory(void *P, size_t Bytes) {

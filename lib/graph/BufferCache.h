@@ -20,8 +20,11 @@
 namespace graphjit {
 
 /// 64-byte aligned memory of at least Bytes bytes (Bytes may be 0), its
-/// contents undefined. Fails only when the system is out of memory.
+/// contents undefined. Stops the process when the system has no more.
 void *allocateBufferMemory(size_t Bytes);
+/// The same, or null when the memory cannot be had (allocateBufferMemory
+/// then stops the process; arrays that may be large use this and report).
+void *tryAllocateBufferMemory(size_t Bytes);
 /// Frees what allocateBufferMemory(Bytes) returned, with the same Bytes.
 void freeBufferMemory(void *P, size_t Bytes);
 /// The bytes allocateBufferMemory(Bytes) makes usable (memset may clear

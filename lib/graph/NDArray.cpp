@@ -15,8 +15,11 @@ using namespace graphjit;
 using llvm::Error;
 using llvm::Expected;
 
-Buffer::Buffer(size_t Bytes, InitKind Init) : Bytes(Bytes), Owned(true) {
-  Data = allocateBufferMemory(Bytes);
+Buffer::Buffer(size_t Bytes, InitKind Init)
+    : Buffer(AdoptTag{}, allocateBufferMemory(Bytes), Bytes, Init) {}
+
+Buffer::Buffer(AdoptTag, void *Memory, size_t Bytes, InitKind Init)
+    : Data(Memory), Bytes(Bytes), Owned(true) {
   if (Init == Zeroed)
     std::memset(Data, 0, bufferCapacity(Bytes));
   if (AllocationObserver *O = ThreadAllocationObserver)
@@ -112,8 +115,15 @@ Error NDArray::allocate(DType T, llvm::ArrayRef<int64_t> S,
   Expected<int64_t> N = numElementsChecked(S, dtypeSize(T));
   if (!N)
     return N.takeError();
+  size_t Bytes = size_t(*N) * dtypeSize(T);
+  void *Memory = tryAllocateBufferMemory(Bytes);
+  if (!Memory)
+    return llvm::createStringError(
+        "out of memory: cannot allocate " + llvm::Twine(Bytes) +
+        " bytes for a " + dtypeName(T) + " array of shape " +
+        shapeStr(Shape(S.begin(), S.end())));
   Store = std::allocate_shared<Buffer>(CachedAllocator<Buffer>(),
-                                      size_t(*N) * dtypeSize(T), Init);
+                                      Buffer::AdoptTag{}, Memory, Bytes, Init);
   Ptr = static_cast<char *>(Store->data());
   Dtype = T;
   // Element by element (emptyInto(A, T, A.shape()) copies onto itself).

@@ -119,6 +119,30 @@ TEST_P(FunctionCall, ReusedStateAcrossShapesAndErrors) {
 
 // Outputs that are an input or a view of one stay valid after the caller
 // drops the input (the call only borrows its inputs).
+// An output too large for the machine fails its call with an error that
+// names the Apply and the bytes; the function stays usable.
+TEST_P(FunctionCall, OutOfMemoryIsAnErrorAndTheFunctionGoesOn) {
+  auto M = parseGraph("func f(x: f64[n], v: f64[n]) -> (z) {\n"
+                      "  z = mul(reshape(x, shape=[-1, 1]), v)\n"
+                      "}\n",
+                      "oom.graph");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  auto Fn = compileOrFail(*(*M)->lookupFunction("f"), GetParam());
+  ASSERT_TRUE(Fn);
+  const int64_t Huge = 1000000; // an 8 TB output
+  auto R = Fn->call({vec(Huge, 0, 1), vec(Huge, 0, 1)});
+  ASSERT_FALSE(bool(R));
+  std::string Msg = llvm::toString(R.takeError());
+  EXPECT_NE(Msg.find("out of memory: cannot allocate 8000000000000 bytes"),
+            std::string::npos)
+      << Msg;
+  EXPECT_NE(Msg.find("Elemwise{mul,no_inplace}"), std::string::npos) << Msg;
+  auto Small = Fn->call({vec(3, 1, 1), vec(3, 1, 0)});
+  ASSERT_TRUE(bool(Small)) << llvm::toString(Small.takeError());
+  EXPECT_EQ((*Small)[0].shape(), (Shape{3, 3}));
+  EXPECT_EQ((*Small)[0].getDouble(8), 3.0); // x[2] * v[2]
+}
+
 TEST_P(FunctionCall, ResultsThatAliasInputsOwnTheirMemory) {
   auto M = parseExample();
   ASSERT_TRUE(M);
