@@ -5,23 +5,17 @@
 #include "NodeRunner.h"
 #include "FunctionProfiler.h"
 #include "graphjit/Flags.h"
-#include "graphjit/Initialize.h"
 #include "graphjit/Printer.h"
 #include "graphjit/ProfileStats.h"
-#include "gpu/DevicePool.h"
 #include "ops/GpuOps.h"
 #include "gpu/GpuProgram.h"
 #include "jit/JitEngine.h"
-#include "codegen/ModuleLowering.h"
-#include "codegen/ThunkEmitter.h"
 #include "link/CallFrame.h"
 #include "link/JitCode.h"
 #include "runtime/MemoryRuntime.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/FileSystem.h"
-#include <chrono>
 
 using namespace graphjit;
 using llvm::Error;
