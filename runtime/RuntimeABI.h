@@ -20,6 +20,13 @@
  * aligned_alloc and free through the gj_memory_* hooks, so that every
  * buffer made or freed during the call is counted against its Apply.
  *
+ * Planned memory (version 4): a thunk whose op can compute its output
+ * shapes in IR does so itself, and takes each output from a storage of the
+ * function's memory plan (gj_frame::storages; lifetimes from the schedule)
+ * instead of calling gj_prepare. It calls the runtime only when a storage
+ * is too small or was handed out (gj_storage_grow) and when the shapes are
+ * wrong (gj_fail, which words the error as gj_prepare would).
+ *
  * Versioned: a change to these declarations bumps GRAPHJIT_RUNTIME_ABI_VERSION.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHJIT_RUNTIME_ABI_H
@@ -28,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRAPHJIT_RUNTIME_ABI_VERSION 3
+#define GRAPHJIT_RUNTIME_ABI_VERSION 4
 /* The largest rank a lowered Apply handles; larger ones take the Py path. */
 #define GJ_MAX_RANK 8
 
@@ -44,10 +51,21 @@ typedef struct gj_slot {
   int64_t strides[GJ_MAX_RANK];
 } gj_slot;
 
-/* The state of one call. JIT code only reads `slots`. */
+/* One storage of the memory plan (version 4): `capacity` bytes at `data`
+ * that only the compiled code uses. A capacity below zero means the runtime
+ * handed the memory out (a result, or an input of a Py op): the next
+ * output placed there asks gj_storage_grow. */
+typedef struct gj_storage {
+  char *data;
+  int64_t capacity;
+} gj_storage;
+
+/* The state of one call. JIT code reads `slots` and `storages`, and writes
+ * the slots of the outputs it plans and their storages' capacities never. */
 typedef struct gj_frame {
   gj_slot *slots;
   void *impl; /* The runtime's own state. */
+  gj_storage *storages;
 } gj_frame;
 
 /* Checks Apply `node`'s input shapes and makes its outputs (allocated, or
@@ -58,6 +76,13 @@ int32_t gj_perform(gj_frame *frame, int32_t node);
 /* Computes Apply `node`'s prepared outputs with the op's library code (for
  * dot: BLAS). */
 int32_t gj_compute(gj_frame *frame, int32_t node);
+/* Storage `storage` must hold `bytes` bytes that nothing outside the
+ * compiled code holds: returns its (new) data, or null with the error
+ * recorded (out of memory). */
+char *gj_storage_grow(gj_frame *frame, int32_t storage, int64_t bytes);
+/* A planned Apply `node` found its input shapes wrong (or its outputs too
+ * large): records the error its op's prepare gives; returns non-zero. */
+int32_t gj_fail(gj_frame *frame, int32_t node);
 /* Variable `var` is dead (allow_gc): its memory may be freed. */
 void gj_release(gj_frame *frame, int32_t var);
 /* The ABI version the runtime implements. */

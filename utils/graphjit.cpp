@@ -177,6 +177,12 @@ static cl::opt<bool> AllowGC("allow-gc",
                              cl::desc("Free intermediates after their last "
                                       "use (default true)"),
                              cl::init(true), cl::cat(Category));
+static cl::opt<bool> PlanMemory(
+    "plan-memory",
+    cl::desc("Let lowered Applies compute their shapes and place their "
+             "outputs in planned memory with no runtime call (default "
+             "true; -profile-memory turns it off)"),
+    cl::init(true), cl::cat(Category));
 static cl::opt<bool> PrintGraph(
     "print-graph",
     cl::desc("Print the functions (or the one of -function) as .graph text, "
@@ -529,6 +535,7 @@ static int run() {
     return fail(K.takeError());
   Opts.Linker = *K;
   Opts.OptLevel = OptLevel;
+  Opts.PlanMemory = PlanMemory;
   Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm, EmitPtx, GpuArch};
   Opts.LLVMInput = JitLLVM;
   for (const std::string &Name : PrintAfter) {

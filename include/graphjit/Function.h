@@ -58,6 +58,12 @@ struct CompileOptions {
   bool AllowGC = true;
   /// The LLVM optimization level, 0 to 3.
   unsigned OptLevel = 2;
+  /// Let lowered Applies compute their output shapes in compiled code and
+  /// place their outputs in memory planned from the schedule, with no
+  /// runtime call (docs/architecture.md, "Planned memory"). Off: each asks
+  /// the runtime (gj_prepare) as it must with ProfileMemory, which
+  /// measures the runtime's allocations.
+  bool PlanMemory = true;
   EmitOptions Emit;
   /// JIT-compile this IR file instead of the lowered module: what
   /// -emit-llvm wrote for this function, perhaps transformed since (e.g.

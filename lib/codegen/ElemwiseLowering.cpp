@@ -665,7 +665,7 @@ static Error emitElemwise(ThunkEmitter &E) {
   const Apply &N = E.Node;
   // In place: the output may be that input, read in every slot that
   // holds the same value (none, if it is only second's unread first).
-  int Inplace = llvm::cast<Elemwise>(N.op()).inplaceInput();
+  int Inplace = E.Planned ? -1 : llvm::cast<Elemwise>(N.op()).inplaceInput();
   SmallVector<bool, 4> FromOut(N.inputs().size(), false);
   if (Inplace >= 0)
     for (unsigned I = 0; I < N.inputs().size(); ++I)
@@ -709,8 +709,51 @@ static bool supportsElemwise(const Apply &N) {
   return true;
 }
 
+// NumPy's broadcasting of the inputs' dims, as Elemwise::prepare does it:
+// per output dim, a dim other than 1 sets it and any other must agree.
+static void emitElemwiseDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Apply &N = E.Node;
+  IRBuilder<> &B = E.B;
+  unsigned Rank = N.output(0)->type().rank();
+  SmallVector<Value *, 4> &Out = Dims[0];
+  Out.assign(Rank, E.constI64(1));
+  Value *Ok = B.getTrue();
+  for (const Variable *In : N.inputs()) {
+    const TensorType &T = In->type();
+    unsigned Off = Rank - T.rank();
+    for (unsigned D = 0; D < T.rank(); ++D) {
+      if (T.Dims[D].isKnown() && T.Dims[D].Size == 1)
+        continue;
+      Value *X = E.dim(In, D), *&O = Out[Off + D];
+      if (auto *C = dyn_cast<ConstantInt>(O); C && C->isOne()) {
+        O = X;
+        continue;
+      }
+      Value *IsOne = B.CreateICmpEQ(X, E.constI64(1));
+      Ok = B.CreateAnd(Ok, B.CreateOr(IsOne, B.CreateOr(
+                                                 B.CreateICmpEQ(X, O),
+                                                 B.CreateICmpEQ(O, E.constI64(1)))));
+      O = B.CreateSelect(B.CreateICmpEQ(O, E.constI64(1)), X, O);
+    }
+  }
+  E.failUnless(Ok, "broadcasts");
+}
+
+// Planned unless prepare has a value check to make: an integer power's
+// exponents (Elemwise::prepare's checkExponents).
+static bool plansElemwise(const Apply &N) {
+  const auto &Op = llvm::cast<Elemwise>(N.op());
+  if (Op.composite() || Op.scalarOp() != ScalarOpKind::Pow)
+    return true;
+  for (const Variable *In : N.inputs())
+    if (!isFloat(In->type().Dtype))
+      return false;
+  return true;
+}
+
 void graphjit::registerElemwiseLowerings() {
-  registerLowering(OpKind::Elemwise,
-                   Lowering{/*NeedsPrepare=*/true, &emitElemwise,
-                            &supportsElemwise});
+  Lowering L{/*NeedsPrepare=*/true, &emitElemwise, &supportsElemwise};
+  L.EmitOutputDims = &emitElemwiseDims;
+  L.PlansOutputs = &plansElemwise;
+  registerLowering(OpKind::Elemwise, L);
 }

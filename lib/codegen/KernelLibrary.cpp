@@ -55,7 +55,8 @@ llvm::Error KernelLibrary::linkUsed() {
     return llvm::Error::success();
   std::vector<std::string> Used;
   for (llvm::Function &F : M)
-    if (F.isDeclaration() && Library->getFunction(F.getName()))
+    if (F.isDeclaration() && !F.isIntrinsic() &&
+        Library->getFunction(F.getName()))
       Used.push_back(F.getName().str());
   if (llvm::Linker::linkModules(M, std::move(Library),
                                 llvm::Linker::LinkOnlyNeeded))

@@ -5,7 +5,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "KernelLibrary.h"
 #include "ThunkEmitter.h"
+#include "runtime/RuntimeABI.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -28,9 +30,16 @@ public:
     Release = M.getOrInsertFunction(
         "gj_release", FunctionType::get(B.getVoidTy(),
                                         {PtrTy, B.getInt32Ty()}, false));
+    Grow = M.getOrInsertFunction(
+        "gj_storage_grow",
+        FunctionType::get(PtrTy, {PtrTy, B.getInt32Ty(), B.getInt64Ty()},
+                          false));
+    FailCall = M.getOrInsertFunction(
+        "gj_fail", FunctionType::get(B.getInt32Ty(),
+                                     {PtrTy, B.getInt32Ty()}, false));
   }
 
-  Error run(const Schedule &S, bool AllowGC);
+  Error run(const Schedule &S, bool AllowGC, bool PlanMemory);
 
 private:
   const FunctionGraph &F;
@@ -41,12 +50,97 @@ private:
   KernelLibrary Kernels;
   Type *PtrTy;
   FunctionType *ThunkTy;
-  FunctionCallee Prepare, Perform, Release;
+  FunctionCallee Prepare, Perform, Release, Grow, FailCall;
 
   Expected<llvm::Function *> emitThunk(const Apply &N);
+  void emitPlannedOutputs(ThunkEmitter &E, const Lowering &L);
+  void placeOutput(ThunkEmitter &E, const Variable &Var,
+                   ArrayRef<Value *> Dims);
   MDNode *applyMetadata(const Apply &N, bool Compiled);
+  void recordPlan();
 };
 } // namespace
+
+// The output's bytes (overflow fails), its storage's memory (grown by the
+// runtime when too small or handed out), and its slot: contiguous, as
+// NDArray::empty would make it.
+void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
+                                ArrayRef<Value *> Dims) {
+  const TensorType &T = Var.type();
+  Type *I64 = B.getInt64Ty();
+  Value *Bytes = B.getInt64(dtypeSize(T.Dtype));
+  Value *Overflow = B.getFalse();
+  for (Value *D : Dims) {
+    Value *R = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow, Bytes, D);
+    Bytes = B.CreateExtractValue(R, 0, "bytes");
+    Overflow = B.CreateOr(Overflow, B.CreateExtractValue(R, 1));
+  }
+  E.failUnless(B.CreateNot(Overflow), "fits");
+
+  int Storage = Var.id() < Out.Storage.StorageOf.size()
+                    ? Out.Storage.StorageOf[Var.id()]
+                    : StoragePlan::Unplanned;
+  assert(Storage != StoragePlan::Unplanned && "placing an unplanned output");
+  StructType *FrameTy = StructType::get(C, {PtrTy, PtrTy, PtrTy});
+  StructType *StorageTy = StructType::get(C, {PtrTy, I64});
+  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
+  Value *Storages = B.CreateLoad(
+      PtrTy, B.CreateConstInBoundsGEP2_32(FrameTy, E.frame(), 0, 2),
+      "storages");
+  Value *Entry = B.CreateConstInBoundsGEP1_64(StorageTy, Storages, Storage,
+                                              Var.displayName() + ".storage");
+  Value *Capacity = B.CreateLoad(
+      I64, B.CreateConstInBoundsGEP2_32(StorageTy, Entry, 0, 1), "capacity");
+  Value *Held = B.CreateLoad(PtrTy, Entry, "held");
+  BasicBlock *Before = B.GetInsertBlock();
+  BasicBlock *GrowBB = BasicBlock::Create(C, "grow", Thunk);
+  BasicBlock *Placed = BasicBlock::Create(C, "placed", Thunk);
+  B.CreateCondBr(B.CreateICmpSLE(Bytes, Capacity), Placed, GrowBB,
+                 MDBuilder(C).createBranchWeights(1000, 1));
+  B.SetInsertPoint(GrowBB);
+  Value *Grown =
+      B.CreateCall(Grow, {E.frame(), B.getInt32(Storage), Bytes}, "grown");
+  BasicBlock *GrownBB = BasicBlock::Create(C, "grown", Thunk);
+  B.CreateCondBr(B.CreateIsNull(Grown), E.FailBlock, GrownBB);
+  B.SetInsertPoint(GrownBB);
+  B.CreateBr(Placed);
+  B.SetInsertPoint(Placed);
+  PHINode *Data = B.CreatePHI(PtrTy, 2, Var.displayName() + ".data");
+  Data->addIncoming(Held, Before);
+  Data->addIncoming(Grown, GrownBB);
+
+  Value *Slot = E.slotPointer(&Var);
+  Type *Dim = ArrayType::get(I64, GJ_MAX_RANK);
+  StructType *SlotTy = StructType::get(C, {PtrTy, Dim, Dim});
+  B.CreateStore(Data, Slot);
+  Value *Step = B.getInt64(dtypeSize(T.Dtype));
+  for (unsigned D = Dims.size(); D-- > 0;) {
+    Value *ShapeP = B.CreateConstInBoundsGEP2_32(
+        Dim, B.CreateConstInBoundsGEP2_32(SlotTy, Slot, 0, 1), 0, D);
+    Value *StrideP = B.CreateConstInBoundsGEP2_32(
+        Dim, B.CreateConstInBoundsGEP2_32(SlotTy, Slot, 0, 2), 0, D);
+    B.CreateStore(Dims[D], ShapeP);
+    B.CreateStore(Step, StrideP);
+    if (D == 0)
+      break;
+    // NumPy's strides: a dim of 0 or 1 steps as 1; a product that
+    // overflows (only with a dim of 0) saturates.
+    Value *Factor = B.CreateBinaryIntrinsic(Intrinsic::smax, Dims[D],
+                                            B.getInt64(1));
+    Value *R = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow, Step,
+                                       Factor);
+    Step = B.CreateSelect(B.CreateExtractValue(R, 1),
+                          B.getInt64(INT64_MAX), B.CreateExtractValue(R, 0));
+  }
+}
+
+void ModuleLowerer::emitPlannedOutputs(ThunkEmitter &E, const Lowering &L) {
+  const Apply &N = E.Node;
+  OutputDims Dims(N.outputs().size());
+  L.EmitOutputDims(E, Dims);
+  for (unsigned I = 0; I < N.outputs().size(); ++I)
+    placeOutput(E, *N.output(I), Dims[I]);
+}
 
 Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
   llvm::Function *T = llvm::Function::Create(ThunkTy, GlobalValue::InternalLinkage,
@@ -59,6 +153,19 @@ Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
   const Lowering *L = findLowering(N);
   if (!L) {
     B.CreateRet(B.CreateCall(Perform, {Frame, Id}));
+    return T;
+  }
+  if (Out.Storage.PlannedApply[N.id()]) {
+    ThunkEmitter E(B, M, Frame, N, Kernels);
+    E.FailBlock = BasicBlock::Create(C, "failed", T);
+    E.Planned = true;
+    emitPlannedOutputs(E, *L);
+    if (L->Emit)
+      if (Error Err = L->Emit(E))
+        return Err;
+    B.CreateRet(B.getInt32(0));
+    B.SetInsertPoint(E.FailBlock);
+    B.CreateRet(B.CreateCall(FailCall, {Frame, Id}, "rc"));
     return T;
   }
   if (L->NeedsPrepare) {
@@ -79,6 +186,16 @@ Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
   return T;
 }
 
+// The plan as module metadata, by Variable id, so that IR read back
+// (-jit-llvm) can be checked to have been emitted with the same plan.
+void ModuleLowerer::recordPlan() {
+  SmallVector<Metadata *, 16> Ops;
+  for (int S : Out.Storage.StorageOf)
+    Ops.push_back(ConstantAsMetadata::get(B.getInt32(S)));
+  M.getOrInsertNamedMetadata(StoragePlanMetadata)
+      ->addOperand(MDNode::get(C, Ops));
+}
+
 MDNode *ModuleLowerer::applyMetadata(const Apply &N, bool Compiled) {
   Metadata *Ops[] = {
       ConstantAsMetadata::get(B.getInt32(N.id())),
@@ -88,8 +205,14 @@ MDNode *ModuleLowerer::applyMetadata(const Apply &N, bool Compiled) {
   return MDNode::get(C, Ops);
 }
 
-Error ModuleLowerer::run(const Schedule &S, bool AllowGC) {
+Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   Out.IsCompiled.assign(F.numApplies(), false);
+  std::vector<bool> Planned(F.numApplies(), false);
+  if (PlanMemory)
+    for (const Apply *N : S.Order)
+      Planned[N->id()] = canPlanOutputs(*N);
+  Out.Storage = planStorage(F, S, AllowGC, Planned);
+  recordPlan();
   std::vector<llvm::Function *> Thunks;
   for (Apply *N : S.Order) {
     Expected<llvm::Function *> T = emitThunk(*N);
@@ -119,8 +242,9 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC) {
     B.SetInsertPoint(Next);
     if (!AllowGC)
       continue;
+    // Planned values stay in their storages.
     for (Variable *V : Vars)
-      if (S.LastUse[V->id()] == int(Pos))
+      if (S.LastUse[V->id()] == int(Pos) && !Out.Storage.isPlanned(V->id()))
         B.CreateCall(Release, {Frame, B.getInt32(V->id())});
   }
   B.CreateRet(B.getInt32(0));
@@ -148,6 +272,7 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC) {
 Expected<LoweredModule> graphjit::lowerFunction(const FunctionGraph &F,
                                                 const Schedule &S,
                                                 bool AllowGC,
+                                                bool PlanMemory,
                                                 const DataLayout &DL,
                                                 const std::string &Triple) {
   LoweredModule Out;
@@ -156,9 +281,19 @@ Expected<LoweredModule> graphjit::lowerFunction(const FunctionGraph &F,
   Out.Module->setDataLayout(DL);
   Out.Module->setTargetTriple(Triple);
   ModuleLowerer L(F, Out);
-  if (Error E = L.run(S, AllowGC))
+  if (Error E = L.run(S, AllowGC, PlanMemory))
     return E;
   return Out;
+}
+
+// The !graphjit.storage operands as text ("" when absent).
+static std::string storagePlanOf(const llvm::Module &M) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  if (const llvm::NamedMDNode *MD = M.getNamedMetadata(StoragePlanMetadata))
+    for (const llvm::MDNode *Op : MD->operands())
+      Op->print(OS, &M);
+  return Text;
 }
 
 std::vector<std::string> graphjit::applyMarkings(const llvm::Module &M) {
@@ -214,8 +349,13 @@ graphjit::loadLoweredModule(llvm::StringRef File,
           "', the function's is '" +
           (I < Want.size() ? Want[I] : std::string("(none)")) +
           "' (use the IR that -emit-llvm wrote for this function)");
+  if (storagePlanOf(*L.Module) != storagePlanOf(*Lowered.Module))
+    return llvm::createStringError(
+        File + ": its memory plan differs from this function's (it was "
+               "emitted with other options: -profile-memory plans nothing)");
   L.Module->setDataLayout(Lowered.Module->getDataLayout());
   L.Module->setTargetTriple(Lowered.Module->getTargetTriple());
   L.IsCompiled = Lowered.IsCompiled;
+  L.Storage = Lowered.Storage;
   return L;
 }

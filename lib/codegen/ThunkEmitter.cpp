@@ -27,6 +27,16 @@ Value *ThunkEmitter::slotPointer(const Variable *V) {
                                       V->displayName() + ".slot");
 }
 
+void ThunkEmitter::failUnless(Value *Ok, const Twine &Name) {
+  assert(FailBlock && "a shape check outside a planned thunk");
+  if (auto *C = dyn_cast<ConstantInt>(Ok); C && C->isOne())
+    return;
+  BasicBlock *Cont =
+      BasicBlock::Create(ctx(), Name, B.GetInsertBlock()->getParent());
+  B.CreateCondBr(Ok, Cont, FailBlock);
+  B.SetInsertPoint(Cont);
+}
+
 Value *ThunkEmitter::slotField(const Variable *V, unsigned Field,
                                unsigned Index) {
   StructType *ST = slotType(ctx());
@@ -174,4 +184,9 @@ const Lowering *graphjit::findLowering(const Apply &N) {
   if (!L || (L->Supports && !L->Supports(N)))
     return nullptr;
   return &*L;
+}
+
+bool graphjit::canPlanOutputs(const Apply &N) {
+  const Lowering *L = findLowering(N);
+  return L && L->EmitOutputDims && (!L->PlansOutputs || L->PlansOutputs(N));
 }

@@ -49,8 +49,18 @@ public:
                                 const Apply &Node, KernelLibrary &Kernels) {
     return ThunkEmitter(B, M, Node, Kernels);
   }
+  /// The thunk's gj_frame pointer (null in helpers).
+  llvm::Value *frame() const { return Frame; }
   /// The address of V's gj_slot (to hand to a helper).
   llvm::Value *slotPointer(const Variable *V);
+
+  /// Continues where Ok holds; elsewhere the thunk reports the Apply's
+  /// error through gj_fail (planned thunks only: FailBlock is set).
+  void failUnless(llvm::Value *Ok, const llvm::Twine &Name = "ok");
+  llvm::BasicBlock *FailBlock = nullptr;
+  /// The thunk planned its outputs: each has memory of its own (an
+  /// in-place op's output is not its input).
+  bool Planned = false;
 
   llvm::IRBuilder<> &B;
   llvm::Module &M;
@@ -105,18 +115,32 @@ private:
   llvm::Value *slotField(const Variable *V, unsigned Field, unsigned Index);
 };
 
+/// Each output's dims, as EmitOutputDims computes them.
+using OutputDims = llvm::SmallVector<llvm::SmallVector<llvm::Value *, 4>, 1>;
+
 /// How an op kind is lowered. NeedsPrepare: the thunk first calls
 /// gj_prepare. Emit writes the body; it may be null when gj_prepare does
 /// all the work (views). Supports says whether this Apply can be lowered
 /// (e.g. its ranks fit the slots); null means always.
+///
+/// EmitOutputDims, where set, lets the thunk plan its outputs instead of
+/// calling gj_prepare (StoragePlan.h): it computes every output's dims from
+/// the inputs' slots, and checks them with E.failUnless() wherever the
+/// op's prepare() would refuse them, so that gj_fail words the error.
+/// PlansOutputs says whether it can for this Apply (null: always).
 struct Lowering {
   bool NeedsPrepare = true;
   llvm::Error (*Emit)(ThunkEmitter &E) = nullptr;
   bool (*Supports)(const Apply &N) = nullptr;
+  void (*EmitOutputDims)(ThunkEmitter &E, OutputDims &Dims) = nullptr;
+  bool (*PlansOutputs)(const Apply &N) = nullptr;
 };
 
 /// The lowering of N's op, or null if it runs through perform.
 const Lowering *findLowering(const Apply &N);
+/// Whether N's thunk can plan its outputs (its lowering has
+/// EmitOutputDims and accepts N).
+bool canPlanOutputs(const Apply &N);
 
 /// The host lowering of ops of Kind; each family's registration is in its
 /// *Lowering.cpp file here.

@@ -2,18 +2,116 @@
 
 #include "link/CallFrame.h"
 #include "link/FunctionProfiler.h"
+#include "graph/BufferCache.h"
 #include <cstring>
 
 using namespace graphjit;
 
 CallFrame::CallFrame(std::vector<NDArray> &Values,
-                     llvm::ArrayRef<Apply *> Nodes, NodeRunner &Runner)
-    : Slots(Values.size()), Values(Values), Nodes(Nodes), Runner(Runner) {
+                     llvm::ArrayRef<Apply *> Nodes, NodeRunner &Runner,
+                     const StoragePlan *Plan)
+    : Slots(Values.size()), Values(Values), Nodes(Nodes), Runner(Runner),
+      Plan(Plan) {
   Abi.slots = Slots.data();
   Abi.impl = this;
   for (unsigned V = 0; V < Values.size(); ++V)
     if (!Values[V].isNull())
       syncSlot(V);
+  unsigned NumStorages = Plan ? Plan->NumStorages : 0;
+  // Empty storages: the first value placed in each asks for memory.
+  Storages.assign(NumStorages, gj_storage{nullptr, -1});
+  StorageBuffers.resize(NumStorages);
+  HandedOutAs.assign(NumStorages, -1);
+  Abi.storages = Storages.data();
+  PlannedVars.assign(Values.size(), nullptr);
+  if (Plan)
+    for (const Apply *N : Nodes)
+      if (N && Plan->PlannedApply[N->id()])
+        for (const Variable *Out : N->outputs())
+          PlannedVars[Out->id()] = Out;
+}
+
+void CallFrame::materialize(unsigned Var) {
+  const Variable *V = PlannedVars[Var];
+  if (!V || !Values[Var].isNull())
+    return;
+  unsigned S = Plan->StorageOf[Var];
+  const gj_slot &Slot = Slots[Var];
+  unsigned Rank = V->type().rank();
+  Values[Var] = NDArray::onBuffer(StorageBuffers[S], V->type().Dtype,
+                                  Shape(Slot.shape, Slot.shape + Rank));
+  Storages[S].capacity = -1;
+  HandedOutAs[S] = Var;
+}
+
+void CallFrame::materializeInputs(const Apply &N) {
+  for (const Variable *In : N.inputs())
+    materialize(In->id());
+}
+
+char *CallFrame::growStorage(int32_t S, int64_t Bytes) {
+  // The value materialized last from S is dead (the plan gives S to a
+  // value only once the one before died), unless it is a result of an
+  // earlier call, which CallState::clear already dropped.
+  if (HandedOutAs[S] >= 0)
+    Values[HandedOutAs[S]].dropBuffer();
+  HandedOutAs[S] = -1;
+  std::shared_ptr<Buffer> &B = StorageBuffers[S];
+  // Reused only if nothing else holds it: not a result the caller kept,
+  // nor a view a Py op or gj_prepare made of it.
+  if (!B || B.use_count() != 1 || int64_t(B->size()) < Bytes) {
+    // Buffers are at least 1 byte, so that a materialized empty value is
+    // not null.
+    size_t Size = std::max<int64_t>(Bytes, 1);
+    void *Memory = tryAllocateBufferMemory(Size);
+    if (!Memory)
+      return nullptr; // gj_fail words the error.
+    B = std::make_shared<Buffer>(Buffer::AdoptTag{}, Memory, Size,
+                                 Buffer::Uninitialized);
+  }
+  Storages[S] = {static_cast<char *>(B->data()), int64_t(B->size())};
+  return Storages[S].data;
+}
+
+int32_t CallFrame::failPlanned(int32_t Id) {
+  const Apply &N = *Nodes[Id];
+  materializeInputs(N);
+  // The compiled checks mirror prepare(): its error is the Apply's.
+  llvm::Error E = Runner.run(N, NodeStep::Prepare, Values, *Ctx);
+  if (E)
+    return fail(std::move(E));
+  for (const Variable *Out : N.outputs())
+    Values[Out->id()].dropBuffer();
+  return fail(nodeError(N, Values,
+                        "out of memory for its outputs (the compiled code "
+                        "could not place them)"));
+}
+
+void CallFrame::reportPlannedApplies(llvm::ArrayRef<Apply *> Order) {
+  if (!Profiler || !Profiler->wantsTensors() || !Plan)
+    return;
+  // Planned values as their slots describe them, each with memory of its
+  // own (storages are shared over time, not between live values).
+  std::vector<NDArray> Seen = Values;
+  for (unsigned Var = 0; Var < PlannedVars.size(); ++Var)
+    if (const Variable *V = PlannedVars[Var]) {
+      const gj_slot &Slot = Slots[Var];
+      unsigned Rank = V->type().rank();
+      Seen[Var] = NDArray::wrap(Slot.data, V->type().Dtype,
+                                Shape(Slot.shape, Slot.shape + Rank),
+                                Shape(Slot.strides, Slot.strides + Rank));
+    }
+  for (const Apply *N : Order)
+    if (Plan->PlannedApply[N->id()])
+      Profiler->nodeRan(*N, Seen);
+}
+
+uint64_t CallFrame::storageBytes() const {
+  uint64_t Bytes = 0;
+  for (const std::shared_ptr<Buffer> &B : StorageBuffers)
+    if (B)
+      Bytes += B->size();
+  return Bytes;
 }
 
 void CallFrame::begin(const ExecContext &C, llvm::ArrayRef<unsigned> Vars) {
@@ -52,6 +150,7 @@ int32_t CallFrame::fail(llvm::Error E) {
 
 int32_t CallFrame::runNode(int32_t Id, int Step) {
   const Apply &N = *Nodes[Id];
+  materializeInputs(N);
   if (llvm::Error E = Runner.run(N, NodeStep(Step), Values, *Ctx))
     return fail(std::move(E));
   for (const Variable *Out : N.outputs())
@@ -62,6 +161,7 @@ int32_t CallFrame::runNode(int32_t Id, int Step) {
 }
 
 int32_t CallFrame::compute(int32_t Id) {
+  materializeInputs(*Nodes[Id]);
   if (llvm::Error E = Runner.compute(*Nodes[Id], Values, *Ctx))
     return fail(std::move(E));
   return 0;
@@ -88,6 +188,14 @@ int32_t gj_compute(gj_frame *F, int32_t Node) {
 
 void gj_release(gj_frame *F, int32_t Var) { CallFrame::of(F).release(Var); }
 
+char *gj_storage_grow(gj_frame *F, int32_t Storage, int64_t Bytes) {
+  return CallFrame::of(F).growStorage(Storage, Bytes);
+}
+
+int32_t gj_fail(gj_frame *F, int32_t Node) {
+  return CallFrame::of(F).failPlanned(Node);
+}
+
 int32_t gj_runtime_abi_version(void) { return GRAPHJIT_RUNTIME_ABI_VERSION; }
 }
 
@@ -97,6 +205,8 @@ llvm::ArrayRef<RuntimeSymbol> graphjit::frameSymbols() {
       {"gj_perform", reinterpret_cast<void *>(&gj_perform)},
       {"gj_release", reinterpret_cast<void *>(&gj_release)},
       {"gj_compute", reinterpret_cast<void *>(&gj_compute)},
+      {"gj_storage_grow", reinterpret_cast<void *>(&gj_storage_grow)},
+      {"gj_fail", reinterpret_cast<void *>(&gj_fail)},
       {"gj_runtime_abi_version",
        reinterpret_cast<void *>(&gj_runtime_abi_version)},
   };

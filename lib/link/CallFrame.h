@@ -2,8 +2,15 @@
 //
 // A CallFrame is what gj_frame::impl points to while JIT code runs: the
 // call's values (NDArrays, by Variable id, owning their memory), the slots
-// JIT code reads (their data pointers, shapes and strides), and the first
-// error. The gj_* entry points of RuntimeABI.h work on it.
+// JIT code reads (their data pointers, shapes and strides), the storages of
+// the memory plan (codegen/StoragePlan.h), and the first error. The gj_*
+// entry points of RuntimeABI.h work on it.
+//
+// A planned value exists only in its slot and storage until the runtime
+// needs it as an NDArray (an input of a Py op or of gj_prepare, a result):
+// materialize() then makes its Values entry share the storage's buffer and
+// marks the storage handed out, so that the next value placed there first
+// asks gj_storage_grow, which reuses the buffer only if nothing holds it.
 //
 // A frame lives as long as the CallState that owns it and serves one call
 // at a time: begin() starts a call, end() drops what the call left.
@@ -12,6 +19,7 @@
 #ifndef GRAPHJIT_RUNTIME_CALLFRAME_H
 #define GRAPHJIT_RUNTIME_CALLFRAME_H
 
+#include "codegen/StoragePlan.h"
 #include "graphjit/Graph.h"
 #include "link/NodeRunner.h"
 #include "runtime/ProfileRuntime.h"
@@ -26,9 +34,10 @@ class FunctionProfiler;
 class CallFrame {
 public:
   /// Values: the call's values by Variable id (sized already); Nodes: the
-  /// Applies by id; Runner runs them outside JIT code.
+  /// Applies by id; Runner runs them outside JIT code; Plan: where the
+  /// planned values live (null: nothing is planned).
   CallFrame(std::vector<NDArray> &Values, llvm::ArrayRef<Apply *> Nodes,
-            NodeRunner &Runner);
+            NodeRunner &Runner, const StoragePlan *Plan);
 
   gj_frame *abi() { return &Abi; }
   static CallFrame &of(gj_frame *F) {
@@ -47,6 +56,20 @@ public:
   int32_t runNode(int32_t Id, int Step);
   int32_t compute(int32_t Id);
   void release(int32_t Var);
+  char *growStorage(int32_t Storage, int64_t Bytes);
+  int32_t failPlanned(int32_t Id);
+
+  /// Makes planned value Var's Values entry, if it has none (see above).
+  void materialize(unsigned Var);
+  void materialize(llvm::ArrayRef<unsigned> Vars) {
+    for (unsigned V : Vars)
+      materialize(V);
+  }
+  /// Tells the profiler (when it records tensors) what the planned
+  /// Applies saw, from their slots; after the driver ran.
+  void reportPlannedApplies(llvm::ArrayRef<Apply *> Order);
+  /// The bytes the storages hold now: the planned arena.
+  uint64_t storageBytes() const;
 
   /// The error of a failed call, in the linkers' common wording.
   std::string Error;
@@ -60,7 +83,15 @@ private:
   llvm::ArrayRef<Apply *> Nodes;
   NodeRunner &Runner;
   const ExecContext *Ctx = nullptr;
+  const StoragePlan *Plan;
+  std::vector<gj_storage> Storages; ///< What JIT code reads, by storage.
+  /// By storage: its memory, and the value last materialized from it
+  /// (-1: none since it was placed).
+  std::vector<std::shared_ptr<Buffer>> StorageBuffers;
+  std::vector<int> HandedOutAs;
+  std::vector<const Variable *> PlannedVars; ///< By Variable id, or null.
   int32_t fail(llvm::Error E);
+  void materializeInputs(const Apply &N);
 };
 
 /// The entry points above, for binding in the JIT (JitEngine::

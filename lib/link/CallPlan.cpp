@@ -39,6 +39,9 @@ CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S) {
           ReleaseAfter[Pos].push_back(V->id());
   }
 
+  ResultIds = OutputIds;
+  for (const Update &U : F.updates())
+    ResultIds.push_back(U.Value->id());
   for (const Update &U : F.updates()) {
     Shape Want;
     for (const Dim &D : U.Target->Type.Dims)
@@ -96,12 +99,12 @@ bool CallPlan::bind(llvm::ArrayRef<NDArray> Inputs,
 }
 
 CallState::CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes,
-                     bool Jit)
+                     bool Jit, const StoragePlan *Storage)
     : Values(P.NumVars), Runner(Nodes) {
   for (auto [Id, Value] : P.Constants)
     Values[Id] = *Value;
   if (Jit) // Syncs the constants' slots, which no call changes.
-    Frame = std::make_unique<CallFrame>(Values, Nodes, Runner);
+    Frame = std::make_unique<CallFrame>(Values, Nodes, Runner, Storage);
   // StringMap entries never move, so their values can be written directly.
   for (const std::string &S : P.Symbols)
     DimSlots.push_back(&Dims.try_emplace(S, 0).first->second);

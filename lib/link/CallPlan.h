@@ -33,6 +33,8 @@ struct CallPlan {
   /// Values a call leaves behind: all but the constants.
   std::vector<unsigned> ClearIds;
   std::vector<unsigned> OutputIds;
+  /// Values the runtime reads after the nodes ran: outputs, update values.
+  std::vector<unsigned> ResultIds;
   /// By output: whether the call may move its value out (a node's result
   /// that no later output repeats) rather than copy it.
   std::vector<bool> MoveOutput;
@@ -69,8 +71,10 @@ private:
 
 /// The working memory of one call, reused by the next.
 struct CallState {
-  /// Jit: whether the function runs JIT code (and needs a CallFrame).
-  CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes, bool Jit);
+  /// Jit: whether the function runs JIT code (and needs a CallFrame);
+  /// Storage: where its planned values live.
+  CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes, bool Jit,
+            const StoragePlan *Storage);
 
   std::vector<NDArray> Values; ///< By Variable id; constants stay set.
   NodeRunner Runner;

@@ -245,8 +245,9 @@ Error CompilePipeline::lower() {
     return E.takeError();
   Engine = &*E;
   Expected<LoweredModule> LM =
-      lowerFunction(Fn->Graph, Fn->Sched, Opts.AllowGC, Engine->dataLayout(),
-                    Engine->triple());
+      lowerFunction(Fn->Graph, Fn->Sched, Opts.AllowGC,
+                    Opts.PlanMemory && !Opts.ProfileMemory,
+                    Engine->dataLayout(), Engine->triple());
   if (!LM)
     return LM.takeError();
   Lowered = std::move(*LM);
@@ -347,6 +348,7 @@ Error CompilePipeline::link() {
   Code->Code = *C;
   Code->Driver = reinterpret_cast<int32_t (*)(gj_frame *)>(C->Driver);
   Code->IsCompiled = Lowered.IsCompiled;
+  Code->Storage = Lowered.Storage;
   return Error::success();
 }
 

@@ -174,6 +174,8 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
     Frame.begin(Ctx, Plan->SetIds);
     if (Jit->Driver(Frame.abi()) != 0)
       return llvm::createStringError(Frame.Error);
+    Frame.materialize(Plan->ResultIds);
+    Frame.reportPlannedApplies(Sched.Order);
     return Error::success();
   }
   // The interpreter's loop is its driver, and does what the instrumented
@@ -216,11 +218,12 @@ namespace {
 class CallStateLease {
 public:
   CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
-                 llvm::ArrayRef<Apply *> Nodes, bool Jit)
+                 llvm::ArrayRef<Apply *> Nodes, bool Jit,
+                 const StoragePlan *Storage)
       : Spare(Spare), Plan(Plan),
         S(Spare.exchange(nullptr, std::memory_order_acquire)) {
     if (!S)
-      S = new CallState(Plan, Nodes, Jit);
+      S = new CallState(Plan, Nodes, Jit, Storage);
   }
   ~CallStateLease() {
     S->clear(Plan);
@@ -240,7 +243,8 @@ private:
 
 Expected<std::vector<NDArray>>
 Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
-  CallStateLease S(SpareState, *Plan, ById, Jit != nullptr);
+  CallStateLease S(SpareState, *Plan, ById, Jit != nullptr,
+                   Jit ? &Jit->Storage : nullptr);
   if (!Profiler)
     return callIn(*S, Inputs, Given);
   uint64_t Start = Profiler->now();

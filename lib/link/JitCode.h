@@ -8,6 +8,7 @@
 #define GRAPHJIT_LINK_JITCODE_H
 
 #include "graphjit/Function.h"
+#include "codegen/StoragePlan.h"
 #include "jit/JitEngine.h"
 
 namespace graphjit {
@@ -17,6 +18,7 @@ struct Function::JitCode {
   CompiledCode Code;
   int32_t (*Driver)(gj_frame *) = nullptr;
   std::vector<bool> IsCompiled; ///< By Apply id.
+  StoragePlan Storage;          ///< Where planned values live.
   ~JitCode() {
     if (!Code.Dylib)
       return;
