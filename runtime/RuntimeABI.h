@@ -76,10 +76,11 @@ int32_t gj_perform(gj_frame *frame, int32_t node);
 /* Computes Apply `node`'s prepared outputs with the op's library code (for
  * dot: BLAS). */
 int32_t gj_compute(gj_frame *frame, int32_t node);
-/* Storage `storage` must hold `bytes` bytes that nothing outside the
- * compiled code holds: returns its (new) data, or null with the error
- * recorded (out of memory). */
-char *gj_storage_grow(gj_frame *frame, int32_t storage, int64_t bytes);
+/* `storage` (an entry of frame->storages) must hold `bytes` bytes that
+ * nothing outside the compiled code holds: returns its (new) data, or null
+ * when the memory cannot be had (the thunk then calls gj_fail). It reads
+ * and writes only that entry and the runtime's own memory, never a slot. */
+char *gj_storage_grow(gj_frame *frame, gj_storage *storage, int64_t bytes);
 /* A planned Apply `node` found its input shapes wrong (or its outputs too
  * large): records the error its op's prepare gives; returns non-zero. */
 int32_t gj_fail(gj_frame *frame, int32_t node);

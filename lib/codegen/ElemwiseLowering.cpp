@@ -678,7 +678,10 @@ static Error emitElemwise(ThunkEmitter &E) {
                                   PointerType::getUnqual(C));
     F = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false),
                          GlobalValue::InternalLinkage, Key, E.M);
-    F->addFnAttr(Attribute::NoInline);
+    // Shared by the Applies of the same key, except a 0-d one: a few
+    // instructions, cheaper inlined than called.
+    if (N.output(0)->type().rank() != 0)
+      F->addFnAttr(Attribute::NoInline);
     F->addFnAttr(Attribute::NoUnwind);
     DenseMap<const Variable *, Value *> SlotOf;
     SlotOf[N.output(0)] = F->getArg(0);

@@ -3,6 +3,7 @@
 #include "ThunkEmitter.h"
 #include "KernelLibrary.h"
 #include "runtime/RuntimeABI.h"
+#include "llvm/IR/MDBuilder.h"
 #include <array>
 #include <optional>
 
@@ -14,11 +15,63 @@ static StructType *slotType(LLVMContext &C) {
   return StructType::get(C, {PointerType::getUnqual(C), Dims, Dims});
 }
 
+// Type-based alias information: the runtime's descriptors (slots,
+// storages) and array elements are different memory, so that a slot
+// written by a planned thunk is read back from a register even across the
+// element stores in between.
+static MDNode *tbaaTag(LLVMContext &C, StringRef Kind) {
+  MDBuilder MDB(C);
+  MDNode *Root = MDB.createTBAARoot("graphjit");
+  MDNode *Type = MDB.createTBAAScalarTypeNode(Kind, Root);
+  return MDB.createTBAAStructTagNode(Type, Type, 0);
+}
+
+Instruction *graphjit::tagDescriptorAccess(Instruction *I) {
+  I->setMetadata(LLVMContext::MD_tbaa, tbaaTag(I->getContext(), "gj_slot"));
+  return I;
+}
+
+Instruction *graphjit::tagElementAccess(Instruction *I) {
+  I->setMetadata(LLVMContext::MD_tbaa,
+                 tbaaTag(I->getContext(), "gj_element"));
+  return I;
+}
+
+static MDNode *slotScopeList(LLVMContext &C) {
+  // Named (not self-referencing), so that every use in the module gets the
+  // same node.
+  MDNode *NamedDomain = MDNode::get(C, MDString::get(C, "graphjit.slots"));
+  MDNode *Scope = MDNode::get(
+      C, {MDString::get(C, "graphjit.slot"), NamedDomain});
+  return MDNode::get(C, Scope);
+}
+
+Instruction *graphjit::tagSlotAccess(Instruction *I) {
+  tagDescriptorAccess(I);
+  I->setMetadata(LLVMContext::MD_alias_scope, slotScopeList(I->getContext()));
+  return I;
+}
+
+CallInst *graphjit::markNoSlotAccess(CallInst *Call) {
+  Call->setMetadata(LLVMContext::MD_noalias,
+                    slotScopeList(Call->getContext()));
+  return Call;
+}
+
+// A frame's slot and storage arrays never move while its calls run, so
+// that their addresses need not be reloaded after every store through them.
+Value *graphjit::loadInvariant(IRBuilder<> &B, Value *Ptr, const Twine &Name) {
+  LoadInst *L = B.CreateLoad(B.getPtrTy(), Ptr, Name);
+  L->setMetadata(LLVMContext::MD_invariant_load,
+                 MDNode::get(B.getContext(), {}));
+  return tagDescriptorAccess(L);
+}
+
 ThunkEmitter::ThunkEmitter(IRBuilder<> &B, Module &M, Value *Frame,
                            const Apply &Node, KernelLibrary &Kernels)
     : B(B), M(M), Node(Node), Frame(Frame), Kernels(Kernels) {
   // gj_frame's first field is the slot array.
-  Slots = B.CreateLoad(PointerType::getUnqual(ctx()), Frame, "slots");
+  Slots = loadInvariant(B, Frame, "slots");
 }
 
 Value *ThunkEmitter::slotPointer(const Variable *V) {
@@ -44,12 +97,12 @@ Value *ThunkEmitter::slotField(const Variable *V, unsigned Field,
   if (!Slot)
     Slot = slotPointer(V);
   if (Field == 0)
-    return B.CreateLoad(PointerType::getUnqual(ctx()), Slot,
-                        V->displayName() + ".data");
+    return tagSlotAccess(B.CreateLoad(PointerType::getUnqual(ctx()), Slot,
+                                      V->displayName() + ".data"));
   Value *P = B.CreateConstInBoundsGEP2_32(ST, Slot, 0, Field);
   P = B.CreateConstInBoundsGEP2_32(ST->getElementType(Field), P, 0, Index);
-  return B.CreateLoad(B.getInt64Ty(), P,
-                      (Field == 1 ? "dim" : "stride") + Twine(Index));
+  return tagSlotAccess(B.CreateLoad(
+      B.getInt64Ty(), P, (Field == 1 ? "dim" : "stride") + Twine(Index)));
 }
 
 Value *ThunkEmitter::data(const Variable *V) { return slotField(V, 0, 0); }
@@ -86,14 +139,14 @@ Type *ThunkEmitter::memoryType(DType T) {
 }
 
 Value *ThunkEmitter::loadElement(DType T, Value *Ptr) {
-  Value *V = B.CreateLoad(memoryType(T), Ptr);
+  Value *V = tagElementAccess(B.CreateLoad(memoryType(T), Ptr));
   return T == DType::Bool ? B.CreateICmpNE(V, B.getInt8(0)) : V;
 }
 
 void ThunkEmitter::storeElement(DType T, Value *V, Value *Ptr) {
   if (T == DType::Bool)
     V = B.CreateZExt(V, B.getInt8Ty());
-  B.CreateStore(V, Ptr);
+  tagElementAccess(B.CreateStore(V, Ptr));
 }
 
 Value *ThunkEmitter::offset(Value *Ptr, Value *Index, Value *Stride) {

@@ -115,6 +115,21 @@ private:
   llvm::Value *slotField(const Variable *V, unsigned Field, unsigned Index);
 };
 
+/// Tags I as an access to the runtime's descriptors (gj_slot, gj_storage)
+/// or to array elements: TBAA tells LLVM the two never alias.
+llvm::Instruction *tagDescriptorAccess(llvm::Instruction *I);
+llvm::Instruction *tagElementAccess(llvm::Instruction *I);
+/// A descriptor access to a slot, in the alias scope of the slots, and a
+/// runtime call that never touches a slot (gj_storage_grow): slots loaded
+/// before the call stay valid after it.
+llvm::Instruction *tagSlotAccess(llvm::Instruction *I);
+llvm::CallInst *markNoSlotAccess(llvm::CallInst *Call);
+
+/// Loads a pointer that stays the same for the frame's life (gj_frame's
+/// slots and storages), marked !invariant.load.
+llvm::Value *loadInvariant(llvm::IRBuilder<> &B, llvm::Value *Ptr,
+                           const llvm::Twine &Name);
+
 /// Each output's dims, as EmitOutputDims computes them.
 using OutputDims = llvm::SmallVector<llvm::SmallVector<llvm::Value *, 4>, 1>;
 

@@ -42,6 +42,7 @@ void CallFrame::materialize(unsigned Var) {
                                   Shape(Slot.shape, Slot.shape + Rank));
   Storages[S].capacity = -1;
   HandedOutAs[S] = Var;
+  Materialized.push_back(Var);
 }
 
 void CallFrame::materializeInputs(const Apply &N) {
@@ -124,6 +125,9 @@ void CallFrame::begin(const ExecContext &C, llvm::ArrayRef<unsigned> Vars) {
 void CallFrame::end(llvm::ArrayRef<unsigned> Vars) {
   for (unsigned V : Vars)
     Slots[V].data = nullptr;
+  for (unsigned V : Materialized)
+    Values[V].dropBuffer();
+  Materialized.clear();
   Ctx = nullptr;
 }
 
@@ -188,8 +192,8 @@ int32_t gj_compute(gj_frame *F, int32_t Node) {
 
 void gj_release(gj_frame *F, int32_t Var) { CallFrame::of(F).release(Var); }
 
-char *gj_storage_grow(gj_frame *F, int32_t Storage, int64_t Bytes) {
-  return CallFrame::of(F).growStorage(Storage, Bytes);
+char *gj_storage_grow(gj_frame *F, gj_storage *Storage, int64_t Bytes) {
+  return CallFrame::of(F).growStorage(Storage - F->storages, Bytes);
 }
 
 int32_t gj_fail(gj_frame *F, int32_t Node) {

@@ -47,7 +47,8 @@ public:
   /// Starts a call: Vars are the variables whose values the caller has just
   /// set (the others' slots are filled as nodes make them).
   void begin(const ExecContext &Ctx, llvm::ArrayRef<unsigned> Vars);
-  /// Forgets the data pointers of Vars once the call is over.
+  /// Forgets the data pointers of Vars once the call is over, and the
+  /// planned values it materialized.
   void end(llvm::ArrayRef<unsigned> Vars);
 
   /// Copies Values[Var]'s descriptor into its slot.
@@ -89,6 +90,7 @@ private:
   /// (-1: none since it was placed).
   std::vector<std::shared_ptr<Buffer>> StorageBuffers;
   std::vector<int> HandedOutAs;
+  std::vector<unsigned> Materialized; ///< In this call.
   std::vector<const Variable *> PlannedVars; ///< By Variable id, or null.
   int32_t fail(llvm::Error E);
   void materializeInputs(const Apply &N);

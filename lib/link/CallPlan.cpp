@@ -105,14 +105,17 @@ CallState::CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes,
     Values[Id] = *Value;
   if (Jit) // Syncs the constants' slots, which no call changes.
     Frame = std::make_unique<CallFrame>(Values, Nodes, Runner, Storage);
+  for (unsigned Id : P.ClearIds)
+    if (!Storage || !Storage->isPlanned(Id))
+      ClearIds.push_back(Id);
   // StringMap entries never move, so their values can be written directly.
   for (const std::string &S : P.Symbols)
     DimSlots.push_back(&Dims.try_emplace(S, 0).first->second);
 }
 
-void CallState::clear(const CallPlan &P) {
-  for (unsigned Id : P.ClearIds)
+void CallState::clear() {
+  for (unsigned Id : ClearIds)
     Values[Id].dropBuffer();
   if (Frame)
-    Frame->end(P.ClearIds);
+    Frame->end(ClearIds);
 }

@@ -72,7 +72,7 @@ private:
 /// The working memory of one call, reused by the next.
 struct CallState {
   /// Jit: whether the function runs JIT code (and needs a CallFrame);
-  /// Storage: where its planned values live.
+  /// Storage: where its planned values live (null: none).
   CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes, bool Jit,
             const StoragePlan *Storage);
 
@@ -84,7 +84,12 @@ struct CallState {
   std::vector<int64_t *> DimSlots;
 
   /// Drops every value the call set or made (keeping their capacity).
-  void clear(const CallPlan &P);
+  void clear();
+
+private:
+  /// CallPlan::ClearIds less the planned values, which only exist as
+  /// NDArrays where the frame materialized them (and it drops those).
+  std::vector<unsigned> ClearIds;
 };
 
 } // namespace graphjit

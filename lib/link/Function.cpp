@@ -220,13 +220,12 @@ public:
   CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
                  llvm::ArrayRef<Apply *> Nodes, bool Jit,
                  const StoragePlan *Storage)
-      : Spare(Spare), Plan(Plan),
-        S(Spare.exchange(nullptr, std::memory_order_acquire)) {
+      : Spare(Spare), S(Spare.exchange(nullptr, std::memory_order_acquire)) {
     if (!S)
       S = new CallState(Plan, Nodes, Jit, Storage);
   }
   ~CallStateLease() {
-    S->clear(Plan);
+    S->clear();
     CallState *Empty = nullptr;
     if (!Spare.compare_exchange_strong(Empty, S, std::memory_order_release,
                                        std::memory_order_relaxed))
@@ -236,7 +235,6 @@ public:
 
 private:
   std::atomic<CallState *> &Spare;
-  const CallPlan &Plan;
   CallState *S;
 };
 } // namespace
