@@ -2,6 +2,7 @@
 
 #include "JitEngine.h"
 #include "CompileCache.h"
+#include "VectorMath.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
@@ -106,6 +107,7 @@ Expected<JitEngine &> JitEngine::get() {
     if (!J)
       return Fail(J.takeError());
     E->P->J = std::move(*J);
+    loadVectorMathLibrary(); // Before the process's symbols are searched.
     auto Process = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
         E->P->DL.getGlobalPrefix());
     if (!Process)
@@ -127,6 +129,11 @@ static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
   ModuleAnalysisManager MAM;
   PipelineTuningOptions PTO;
   PassBuilder PB(&TM, PTO);
+  // Registered before the defaults, so that this one is used: libmvec's
+  // vector functions for the loop vectorizer.
+  TargetLibraryInfoImpl TLII(TM.getTargetTriple());
+  addVectorMathFunctions(TLII, TM.getTargetTriple());
+  FAM.registerPass([&] { return TargetLibraryAnalysis(TLII); });
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerFunctionAnalyses(FAM);
@@ -144,7 +151,7 @@ static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
 
 // Bump when the pipeline or the code generation options change, so that
 // cached objects compiled the old way are not used.
-static constexpr unsigned PipelineVersion = 1;
+static constexpr unsigned PipelineVersion = 2; // 2: libmvec
 
 void JitEngine::setTarget(Module &M) const {
   for (llvm::Function &F : M)
@@ -161,7 +168,8 @@ std::string JitEngine::cacheKey(const Module &M, unsigned OptLevel) const {
   return CompileCache::key(
       M, (Twine("O") + Twine(OptLevel) + " " + P->Triple + " " + P->Cpu + " " +
           P->TM->getTargetFeatureString() + " LLVM " + LLVM_VERSION_STRING +
-          " pipeline " + Twine(PipelineVersion))
+          " pipeline " + Twine(PipelineVersion) +
+          (loadVectorMathLibrary() ? " libmvec" : ""))
              .str());
 }
 

@@ -3,7 +3,8 @@
 - every function of every example graph in examples/ under py, cpy and c,
   two calls each, outputs and shared variables compared;
 - multi-call shared-variable updates: logistic_regression train -calls=10
-  gives bit-identical w and b under py and cpy; updates that read state
+  gives the same w and b under py and cpy (within 1e-12: the JIT's sigmoid
+  and softplus use libmvec's exp and log1p, a few ulp from libm's); updates that read state
   other updates write (a swap), and updates that are views of their own
   target (transpose, reversed subtensor), checked against NumPy as well;
 - run-time errors inside the compiled function (broadcast, dot alignment,
@@ -197,12 +198,12 @@ def logistic_train():
         g = Graph(f.read(), inputs={"x": x, "y": y}, function="train")
     py = g.run("py", calls=10)
     cpy = g.run("cpy", calls=10)
-    same_outputs("logistic regression train -calls=10 [cpy]", py, cpy, exact=True)
+    same_outputs("logistic regression train -calls=10 [cpy]", py, cpy)
     if not np.any(py.outputs["w"]):
         raise AssertionError("w is still zero after 10 steps: the updates did not run")
 
 
-record("logistic regression: w, b identical after 10 calls under py and cpy",
+record("logistic regression: w, b the same after 10 calls under py and cpy",
        logistic_train)
 
 STATE = """

@@ -73,7 +73,7 @@ std::vector<NDArray> agree(const std::vector<TensorType> &Types,
   }
   EXPECT_EQ(Want->size(), Got->size());
   for (size_t I = 0; I < Want->size() && I < Got->size(); ++I)
-    EXPECT_TRUE(sameBits((*Want)[I], (*Got)[I]))
+    EXPECT_TRUE(sameValues((*Want)[I], (*Got)[I]))
         << "output " << I << " of "
         << CPy.Fn->graph().outputs()[I]->displayName();
   return *Got;
