@@ -758,5 +758,11 @@ void graphjit::registerElemwiseLowerings() {
   Lowering L{/*NeedsPrepare=*/true, &emitElemwise, &supportsElemwise};
   L.EmitOutputDims = &emitElemwiseDims;
   L.PlansOutputs = &plansElemwise;
+  // Planned Elemwise code depends on what its node function does (and a
+  // planned output is never its input).
+  L.ThunkKey = [](const Apply &N) {
+    Expected<ElementKernel> K = ElementKernel::get(N);
+    return K ? nodeKey(N, *K, -1) : (consumeError(K.takeError()), std::string());
+  };
   registerLowering(OpKind::Elemwise, L);
 }

@@ -14,6 +14,9 @@
 using namespace graphjit;
 using namespace llvm;
 
+// Drivers of more Applies than this are not optimized (see run()).
+static constexpr size_t GlueDriverApplies = 256;
+
 namespace {
 class ModuleLowerer {
 public:
@@ -52,9 +55,11 @@ private:
   FunctionCallee Prepare, Perform, Release, Grow, FailCall;
 
   Expected<llvm::Function *> emitThunk(const Apply &N);
-  void emitPlannedOutputs(ThunkEmitter &E, const Lowering &L);
+  Expected<llvm::Function *> plannedThunk(const Apply &N, const Lowering &L);
+  SmallVector<Value *, 8> plannedThunkArgs(const Apply &N, Value *Frame,
+                                           Value *Slots, Value *Storages);
   void placeOutput(ThunkEmitter &E, const Variable &Var,
-                   ArrayRef<Value *> Dims);
+                   ArrayRef<Value *> Dims, Value *Entry);
   MDNode *applyMetadata(const Apply &N, bool Compiled);
   void recordPlan();
 };
@@ -64,7 +69,7 @@ private:
 // runtime when too small or handed out), and its slot: contiguous, as
 // NDArray::empty would make it.
 void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
-                                ArrayRef<Value *> Dims) {
+                                ArrayRef<Value *> Dims, Value *Entry) {
   const TensorType &T = Var.type();
   Type *I64 = B.getInt64Ty();
   Value *Bytes = B.getInt64(dtypeSize(T.Dtype));
@@ -76,17 +81,9 @@ void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
   }
   E.failUnless(B.CreateNot(Overflow), "fits");
 
-  int Storage = Var.id() < Out.Storage.StorageOf.size()
-                    ? Out.Storage.StorageOf[Var.id()]
-                    : StoragePlan::Unplanned;
-  assert(Storage != StoragePlan::Unplanned && "placing an unplanned output");
-  StructType *FrameTy = StructType::get(C, {PtrTy, PtrTy, PtrTy});
+  Type *PtrTy = B.getPtrTy();
   StructType *StorageTy = StructType::get(C, {PtrTy, I64});
   llvm::Function *Thunk = B.GetInsertBlock()->getParent();
-  Value *Storages = loadInvariant(
-      B, B.CreateConstInBoundsGEP2_32(FrameTy, E.frame(), 0, 2), "storages");
-  Value *Entry = B.CreateConstInBoundsGEP1_64(StorageTy, Storages, Storage,
-                                              Var.displayName() + ".storage");
   Value *Capacity = tagDescriptorAccess(B.CreateLoad(
       I64, B.CreateConstInBoundsGEP2_32(StorageTy, Entry, 0, 1), "capacity"));
   Value *Held = tagDescriptorAccess(B.CreateLoad(PtrTy, Entry, "held"));
@@ -132,12 +129,77 @@ void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
   }
 }
 
-void ModuleLowerer::emitPlannedOutputs(ThunkEmitter &E, const Lowering &L) {
-  const Apply &N = E.Node;
-  OutputDims Dims(N.outputs().size());
+// A planned Apply's thunk, shared by the Applies whose code is the same
+// (Lowering::ThunkKey) and called as
+//   i32 @gj_planned.<key>(ptr frame, i32 node, ptr storage entry...,
+//                         ptr output slot..., ptr input slot...)
+// so that a graph of a thousand similar Applies compiles a few thunks, not
+// a thousand. It computes the outputs' dims, places them in their
+// storages, and runs the lowering's code on them.
+Expected<llvm::Function *> ModuleLowerer::plannedThunk(const Apply &N,
+                                                       const Lowering &L) {
+  std::string Key = "gj_planned." + (L.ThunkKey ? L.ThunkKey(N)
+                                                : "apply" + std::to_string(N.id()));
+  if (llvm::Function *Shared = M.getFunction(Key))
+    return Shared;
+  unsigned NumOut = N.outputs().size(), NumIn = N.inputs().size();
+  SmallVector<Type *, 8> Params{PtrTy, B.getInt32Ty()};
+  Params.append(2 * NumOut + NumIn, PtrTy);
+  llvm::Function *T = llvm::Function::Create(
+      FunctionType::get(B.getInt32Ty(), Params, false),
+      GlobalValue::InternalLinkage, Key, M);
+  T->addFnAttr(Attribute::NoUnwind);
+  Value *Frame = T->getArg(0), *Node = T->getArg(1);
+  Frame->setName("frame");
+  Node->setName("node");
+  DenseMap<const Variable *, Value *> SlotOf;
+  for (unsigned I = 0; I < NumOut; ++I)
+    SlotOf[N.output(I)] = T->getArg(2 + NumOut + I);
+  for (unsigned I = 0; I < NumIn; ++I)
+    SlotOf.try_emplace(N.inputs()[I], T->getArg(2 + 2 * NumOut + I));
+  B.SetInsertPoint(BasicBlock::Create(C, "entry", T));
+  ThunkEmitter E =
+      ThunkEmitter::forSharedThunk(B, M, Frame, N, Kernels, std::move(SlotOf));
+  E.FailBlock = BasicBlock::Create(C, "failed", T);
+  E.Planned = true;
+  OutputDims Dims(NumOut);
   L.EmitOutputDims(E, Dims);
-  for (unsigned I = 0; I < N.outputs().size(); ++I)
-    placeOutput(E, *N.output(I), Dims[I]);
+  for (unsigned I = 0; I < NumOut; ++I)
+    placeOutput(E, *N.output(I), Dims[I], T->getArg(2 + I));
+  if (L.Emit)
+    if (Error Err = L.Emit(E))
+      return Err;
+  B.CreateRet(B.getInt32(0));
+  // gj_fail returns non-zero; saying so lets the driver's error test
+  // fold away, so that no failed path rejoins the Applies after it.
+  B.SetInsertPoint(E.FailBlock);
+  B.CreateCall(FailCall, {Frame, Node});
+  B.CreateRet(B.getInt32(1));
+  return T;
+}
+
+// The driver's arguments to N's planned thunk: its id, its outputs'
+// storage entries and slots, its inputs' slots.
+SmallVector<Value *, 8>
+ModuleLowerer::plannedThunkArgs(const Apply &N, Value *Frame, Value *Slots,
+                                Value *Storages) {
+  StructType *StorageTy = StructType::get(C, {PtrTy, B.getInt64Ty()});
+  Type *Dim = ArrayType::get(B.getInt64Ty(), GJ_MAX_RANK);
+  StructType *SlotTy = StructType::get(C, {PtrTy, Dim, Dim});
+  auto SlotOf = [&](const Variable *V) {
+    return B.CreateConstInBoundsGEP1_64(SlotTy, Slots, V->id(),
+                                        V->displayName() + ".slot");
+  };
+  SmallVector<Value *, 8> Args{Frame, B.getInt32(N.id())};
+  for (const Variable *V : N.outputs())
+    Args.push_back(B.CreateConstInBoundsGEP1_64(
+        StorageTy, Storages, Out.Storage.StorageOf[V->id()],
+        V->displayName() + ".storage"));
+  for (const Variable *V : N.outputs())
+    Args.push_back(SlotOf(V));
+  for (const Variable *In : N.inputs())
+    Args.push_back(SlotOf(In));
+  return Args;
 }
 
 Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
@@ -151,22 +213,6 @@ Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
   const Lowering *L = findLowering(N);
   if (!L) {
     B.CreateRet(B.CreateCall(Perform, {Frame, Id}));
-    return T;
-  }
-  if (Out.Storage.PlannedApply[N.id()]) {
-    ThunkEmitter E(B, M, Frame, N, Kernels);
-    E.FailBlock = BasicBlock::Create(C, "failed", T);
-    E.Planned = true;
-    emitPlannedOutputs(E, *L);
-    if (L->Emit)
-      if (Error Err = L->Emit(E))
-        return Err;
-    B.CreateRet(B.getInt32(0));
-    // gj_fail returns non-zero; saying so lets the driver's error test
-    // fold away, so that no failed path rejoins the Applies after it.
-    B.SetInsertPoint(E.FailBlock);
-    B.CreateCall(FailCall, {Frame, Id});
-    B.CreateRet(B.getInt32(1));
     return T;
   }
   if (L->NeedsPrepare) {
@@ -216,24 +262,54 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   recordPlan();
   std::vector<llvm::Function *> Thunks;
   for (Apply *N : S.Order) {
-    Expected<llvm::Function *> T = emitThunk(*N);
+    const Lowering *L = findLowering(*N);
+    Expected<llvm::Function *> T = Out.Storage.PlannedApply[N->id()]
+                                       ? plannedThunk(*N, *L)
+                                       : emitThunk(*N);
     if (!T)
       return T.takeError();
     Thunks.push_back(*T);
-    Out.IsCompiled[N->id()] = findLowering(*N) != nullptr;
+    Out.IsCompiled[N->id()] = L != nullptr;
   }
 
   llvm::Function *Driver = llvm::Function::Create(ThunkTy, GlobalValue::ExternalLinkage,
                                       DriverName, M);
+  // A long driver is glue (a call and a test per Apply) that optimizing
+  // would not speed up but would cost time growing faster than the
+  // Applies: it is left as emitted, and its thunks are not inlined.
+  if (S.Order.size() > GlueDriverApplies) {
+    Driver->addFnAttr(Attribute::OptimizeNone);
+    Driver->addFnAttr(Attribute::NoInline);
+  }
   Value *Frame = Driver->getArg(0);
   Frame->setName("frame");
   B.SetInsertPoint(BasicBlock::Create(C, "entry", Driver));
+  Value *Slots = nullptr, *Storages = nullptr;
+  if (Out.Storage.NumStorages) {
+    Slots = loadInvariant(B, Frame, "slots");
+    Storages = loadInvariant(
+        B,
+        B.CreateConstInBoundsGEP2_32(StructType::get(C, {PtrTy, PtrTy, PtrTy}),
+                                     Frame, 0, 2),
+        "storages");
+  }
   BasicBlock *Fail = BasicBlock::Create(C, "failed", Driver);
-  std::vector<Variable *> Vars = F.variables();
+  // By schedule position: the unplanned values that die there (planned
+  // values stay in their storages).
+  std::vector<SmallVector<unsigned, 2>> Dying(S.Order.size());
+  if (AllowGC)
+    for (Variable *V : F.variables()) {
+      int Last = S.LastUse[V->id()];
+      if (Last >= 0 && !Out.Storage.isPlanned(V->id()))
+        Dying[Last].push_back(V->id());
+    }
   std::vector<std::pair<BasicBlock *, Value *>> Failures;
   for (unsigned Pos = 0; Pos < S.Order.size(); ++Pos) {
     const Apply &N = *S.Order[Pos];
-    CallInst *Call = B.CreateCall(Thunks[Pos], {Frame}, "rc" + Twine(N.id()));
+    SmallVector<Value *, 8> Args{Frame};
+    if (Out.Storage.PlannedApply[N.id()])
+      Args = plannedThunkArgs(N, Frame, Slots, Storages);
+    CallInst *Call = B.CreateCall(Thunks[Pos], Args, "rc" + Twine(N.id()));
     Call->setMetadata("graphjit.apply",
                       applyMetadata(N, Out.IsCompiled[N.id()]));
     BasicBlock *Next =
@@ -241,12 +317,8 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
     B.CreateCondBr(B.CreateICmpNE(Call, B.getInt32(0)), Fail, Next);
     Failures.push_back({B.GetInsertBlock(), Call});
     B.SetInsertPoint(Next);
-    if (!AllowGC)
-      continue;
-    // Planned values stay in their storages.
-    for (Variable *V : Vars)
-      if (S.LastUse[V->id()] == int(Pos) && !Out.Storage.isPlanned(V->id()))
-        B.CreateCall(Release, {Frame, B.getInt32(V->id())});
+    for (unsigned Id : Dying[Pos])
+      B.CreateCall(Release, {Frame, B.getInt32(Id)});
   }
   B.CreateRet(B.getInt32(0));
   // The first failing thunk's code is the call's result.

@@ -75,6 +75,8 @@ ThunkEmitter::ThunkEmitter(IRBuilder<> &B, Module &M, Value *Frame,
 }
 
 Value *ThunkEmitter::slotPointer(const Variable *V) {
+  if (Value *Slot = SlotOf.lookup(V))
+    return Slot;
   assert(Slots && "slot array access from a helper function");
   return B.CreateConstInBoundsGEP1_64(slotType(ctx()), Slots, V->id(),
                                       V->displayName() + ".slot");

@@ -51,6 +51,18 @@ public:
   }
   /// The thunk's gj_frame pointer (null in helpers).
   llvm::Value *frame() const { return Frame; }
+  /// An emitter for a thunk shared by several Applies of the same code
+  /// (a planned thunk, ModuleLowering.cpp): it has the frame, and gets the
+  /// Apply's slots as pointers in SlotOf; Node is the Apply it is made for.
+  static ThunkEmitter
+  forSharedThunk(llvm::IRBuilder<> &B, llvm::Module &M, llvm::Value *Frame,
+                 const Apply &Node, KernelLibrary &Kernels,
+                 llvm::DenseMap<const Variable *, llvm::Value *> SlotOf) {
+    ThunkEmitter E(B, M, Node, Kernels);
+    E.Frame = Frame;
+    E.SlotOf = std::move(SlotOf);
+    return E;
+  }
   /// The address of V's gj_slot (to hand to a helper).
   llvm::Value *slotPointer(const Variable *V);
 
@@ -149,6 +161,10 @@ struct Lowering {
   bool (*Supports)(const Apply &N) = nullptr;
   void (*EmitOutputDims)(ThunkEmitter &E, OutputDims &Dims) = nullptr;
   bool (*PlansOutputs)(const Apply &N) = nullptr;
+  /// Planned Applies with equal keys share one thunk: the key names all
+  /// that its code depends on besides the slots' contents (null: none
+  /// share).
+  std::string (*ThunkKey)(const Apply &N) = nullptr;
 };
 
 /// The lowering of N's op, or null if it runs through perform.
