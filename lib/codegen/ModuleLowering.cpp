@@ -159,7 +159,8 @@ Expected<llvm::Function *> ModuleLowerer::plannedThunk(const Apply &N,
     SlotOf.try_emplace(N.inputs()[I], T->getArg(2 + 2 * NumOut + I));
   B.SetInsertPoint(BasicBlock::Create(C, "entry", T));
   ThunkEmitter E =
-      ThunkEmitter::forSharedThunk(B, M, Frame, N, Kernels, std::move(SlotOf));
+      ThunkEmitter::forSharedThunk(B, M, Frame, Node, N, Kernels,
+                                   std::move(SlotOf));
   E.FailBlock = BasicBlock::Create(C, "failed", T);
   E.Planned = true;
   OutputDims Dims(NumOut);

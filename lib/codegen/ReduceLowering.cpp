@@ -296,8 +296,38 @@ static bool supportsReduction(const Apply &N) {
   return reductionInfo(N.op(), Rank) || argReductionInfo(N.op(), Rank);
 }
 
+// The input's dims without the reduced ones (1 with keepdims); max and min
+// of nothing refuse, as ReduceOp::plan does.
+static void emitReductionDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *In = E.Node.inputs()[0];
+  std::optional<ReductionInfo> Info =
+      reductionInfo(E.Node.op(), In->type().rank());
+  Value *Empty = E.B.getFalse();
+  for (unsigned D = 0; D < In->type().rank(); ++D) {
+    if (!Info->Reduced[D]) {
+      Dims[0].push_back(E.dim(In, D));
+      continue;
+    }
+    Empty = E.B.CreateOr(Empty,
+                         E.B.CreateICmpEQ(E.dim(In, D), E.constI64(0)));
+    if (Info->KeepDims)
+      Dims[0].push_back(E.constI64(1));
+  }
+  if (Info->K == ReductionInfo::Max || Info->K == ReductionInfo::Min)
+    E.failUnless(E.B.CreateNot(Empty), "has.identity");
+}
+
+// CAReduce and Mean plan their output; the arg reductions still ask
+// prepare (their errors and two outputs are not mirrored here yet).
+static bool plansReduction(const Apply &N) {
+  return reductionInfo(N.op(), N.inputs()[0]->type().rank()).has_value();
+}
+
 void graphjit::registerReduceLowerings() {
   Lowering L{/*NeedsPrepare=*/true, emitReduction, supportsReduction};
-  for (OpKind Kind : {OpKind::Reduce, OpKind::ArgReduce, OpKind::MaxAndArgmax})
+  for (OpKind Kind : {OpKind::ArgReduce, OpKind::MaxAndArgmax})
     registerLowering(Kind, L);
+  L.EmitOutputDims = emitReductionDims;
+  L.PlansOutputs = plansReduction;
+  registerLowering(OpKind::Reduce, L);
 }

@@ -90,7 +90,15 @@ static bool supportsSoftmax(const Apply &N) {
          isFloat(N.output(0)->type().Dtype);
 }
 
+// The input's shape (its axis was checked against its rank statically).
+static void emitSoftmaxDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *In = E.Node.inputs()[0];
+  for (unsigned D = 0; D < In->type().rank(); ++D)
+    Dims[0].push_back(E.dim(In, D));
+}
+
 void graphjit::registerSoftmaxLowerings() {
   Lowering L{/*NeedsPrepare=*/true, emitSoftmax, supportsSoftmax};
+  L.EmitOutputDims = emitSoftmaxDims;
   registerLowering(OpKind::Softmax, L); // Softmax and LogSoftmax
 }

@@ -21,14 +21,12 @@ using namespace llvm;
 static Error emitCompute(ThunkEmitter &E) {
   IRBuilder<> &B = E.B;
   llvm::Function *Thunk = B.GetInsertBlock()->getParent();
-  // A thunk's only argument is its frame (ThunkEmitter.h).
-  Value *Frame = Thunk->getArg(0);
   FunctionCallee Compute = E.M.getOrInsertFunction(
       "gj_compute",
       FunctionType::get(B.getInt32Ty(),
                         {PointerType::getUnqual(E.ctx()), B.getInt32Ty()},
                         false));
-  Value *Rc = B.CreateCall(Compute, {Frame, B.getInt32(E.Node.id())}, "rc");
+  Value *Rc = B.CreateCall(Compute, {E.frame(), E.nodeId()}, "rc");
   BasicBlock *Failed = BasicBlock::Create(E.ctx(), "compute.failed", Thunk);
   BasicBlock *Done = BasicBlock::Create(E.ctx(), "computed", Thunk);
   B.CreateCondBr(B.CreateICmpNE(Rc, B.getInt32(0)), Failed, Done);
@@ -38,12 +36,36 @@ static Error emitCompute(ThunkEmitter &E) {
   return Error::success();
 }
 
+// dot's output (DotOp::prepare): a scalar operand gives the other's shape;
+// otherwise the inner dims must agree and the outer ones remain.
+static void emitDotDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *A = E.Node.inputs()[0], *B = E.Node.inputs()[1];
+  unsigned RA = A->type().rank(), RB = B->type().rank();
+  if (RA == 0 || RB == 0) {
+    const Variable *Other = RA == 0 ? B : A;
+    for (unsigned D = 0; D < Other->type().rank(); ++D)
+      Dims[0].push_back(E.dim(Other, D));
+    return;
+  }
+  E.failUnless(E.B.CreateICmpEQ(E.dim(A, RA - 1), E.dim(B, 0)), "aligned");
+  if (RA == 2)
+    Dims[0].push_back(E.dim(A, 0));
+  if (RB == 2)
+    Dims[0].push_back(E.dim(B, 1));
+}
+
 void graphjit::registerStructuralLowerings() {
   registerShapeLowerings();
   registerReduceLowerings();
   registerSoftmaxLowerings();
-  registerLowering(OpKind::Dot,
-                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  Lowering Dot{/*NeedsPrepare=*/true, emitCompute, nullptr};
+  Dot.EmitOutputDims = emitDotDims;
+  // Ranks above 2 are prepare's error to word.
+  Dot.PlansOutputs = [](const Apply &N) {
+    return N.inputs()[0]->type().rank() <= 2 &&
+           N.inputs()[1]->type().rank() <= 2;
+  };
+  registerLowering(OpKind::Dot, Dot);
   // gemm (GemmOp.cpp) the same way: BLAS with beta·c in the output.
   registerLowering(OpKind::Gemm,
                    Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});

@@ -56,13 +56,18 @@ public:
   /// Apply's slots as pointers in SlotOf; Node is the Apply it is made for.
   static ThunkEmitter
   forSharedThunk(llvm::IRBuilder<> &B, llvm::Module &M, llvm::Value *Frame,
-                 const Apply &Node, KernelLibrary &Kernels,
+                 llvm::Value *NodeId, const Apply &Node,
+                 KernelLibrary &Kernels,
                  llvm::DenseMap<const Variable *, llvm::Value *> SlotOf) {
     ThunkEmitter E(B, M, Node, Kernels);
     E.Frame = Frame;
+    E.NodeId = NodeId;
     E.SlotOf = std::move(SlotOf);
     return E;
   }
+  /// The id of the Apply the code runs for (an argument of a shared
+  /// thunk, else Node's).
+  llvm::Value *nodeId() { return NodeId ? NodeId : B.getInt32(Node.id()); }
   /// The address of V's gj_slot (to hand to a helper).
   llvm::Value *slotPointer(const Variable *V);
 
@@ -121,6 +126,7 @@ private:
                KernelLibrary &Kernels)
       : B(B), M(M), Node(Node), Frame(nullptr), Kernels(Kernels) {}
   llvm::Value *Frame;
+  llvm::Value *NodeId = nullptr;
   KernelLibrary &Kernels;
   llvm::Value *Slots = nullptr; ///< gj_slot*, loaded once per thunk.
   llvm::DenseMap<const Variable *, llvm::Value *> SlotOf; ///< Helpers'.

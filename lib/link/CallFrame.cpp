@@ -165,8 +165,24 @@ int32_t CallFrame::runNode(int32_t Id, int Step) {
 }
 
 int32_t CallFrame::compute(int32_t Id) {
-  materializeInputs(*Nodes[Id]);
-  if (llvm::Error E = Runner.compute(*Nodes[Id], Values, *Ctx))
+  // Library code reads and writes the planned values in place and keeps
+  // none of them: they are lent as arrays on their slots, not handed out.
+  const Apply &N = *Nodes[Id];
+  llvm::SmallVector<unsigned, 4> Lent;
+  for (llvm::ArrayRef<Variable *> List : {N.inputs(), N.outputs()})
+    for (const Variable *V : List)
+      if (PlannedVars[V->id()] && Values[V->id()].isNull()) {
+        const gj_slot &Slot = Slots[V->id()];
+        unsigned Rank = V->type().rank();
+        NDArray::wrapInto(Values[V->id()], Slot.data, V->type().Dtype,
+                          llvm::ArrayRef<int64_t>(Slot.shape, Rank),
+                          llvm::ArrayRef<int64_t>(Slot.strides, Rank));
+        Lent.push_back(V->id());
+      }
+  llvm::Error E = Runner.compute(N, Values, *Ctx);
+  for (unsigned V : Lent)
+    Values[V].dropBuffer();
+  if (E)
     return fail(std::move(E));
   return 0;
 }
