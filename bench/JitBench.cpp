@@ -137,6 +137,54 @@ static void benchCallOverhead() {
                    TJit * 1e9, TPy * 1e9);
 }
 
+// Issue 17's measures, side by side in one run: the compiled code with
+// planned memory against the same code asking the runtime (gj_prepare)
+// for every output (-plan-memory=false): the unfused chain of 1,001 scalar
+// Applies, the call overhead, and the train steps.
+static std::unique_ptr<Function> compilePlanned(FunctionGraph &F, bool Plan,
+                                                const char *Optimizer) {
+  CompileOptions O;
+  O.PlanMemory = Plan;
+  if (Optimizer) {
+    O.Rewrite = RewriteOptions();
+    O.Rewrite->Optimizer = Optimizer;
+  }
+  return bench::compileOrDie(F, O);
+}
+
+static void benchPlanned() {
+  const unsigned N = 1000;
+  std::string Text = "func chain(x: f64[]) -> (v" + std::to_string(N) +
+                     ") {\n  v0 = add(x, 1.0)\n";
+  for (unsigned I = 1; I <= N; ++I)
+    Text += "  v" + std::to_string(I) + " = " + (I % 2 ? "mul(v" : "add(v") +
+            std::to_string(I - 1) + (I % 2 ? ", 0.999)\n" : ", 0.5)\n");
+  Text += "}\n";
+  auto Chain = llvm::cantFail(parseGraph(Text, "chain.graph"));
+  FunctionGraph &F = *Chain->functions().front();
+  std::vector<NDArray> X = {randomArray(DType::F64, {}, 1)};
+  auto Planned = compilePlanned(F, true, "None");
+  auto Runtime = compilePlanned(F, false, "None");
+  auto [TP, TR] = sideBySide(*Planned, *Runtime, X, 15, 200);
+  outs() << format("planned: chain of %zu scalar Applies: %.2f us per call "
+                   "(%.2f ns per Apply), runtime-prepared %.2f us "
+                   "(%.2f ns per Apply): %.1fx\n",
+                   F.numApplies(), TP * 1e6, TP / F.numApplies() * 1e9,
+                   TR * 1e6, TR / F.numApplies() * 1e9, TR / TP);
+
+  auto M = loadExample("profiling_example.graph");
+  FunctionGraph *G = M->lookupFunction("example");
+  std::vector<NDArray> In;
+  for (int I = 0; I < 3; ++I)
+    In.push_back(randomArray(DType::F64, {3}, I));
+  auto CP = compilePlanned(*G, true, nullptr);
+  auto CR = compilePlanned(*G, false, nullptr);
+  auto [CallP, CallR] = sideBySide(*CP, *CR, In, 15, 20000);
+  outs() << format("planned: call overhead, (x+y+z)*2 at n=3: %.0f ns, "
+                   "runtime-prepared %.0f ns\n",
+                   CallP * 1e9, CallR * 1e9);
+}
+
 // Warm: LLVM already loaded and initialised in this process. Uncached
 // compiles run the whole pipeline; cached ones find the object in the
 // compile cache (a temporary directory, filled by the first).
@@ -174,7 +222,8 @@ static void benchCompileTime() {
   llvm::sys::fs::remove_directories(CacheDir);
 }
 
-// Arguments name the sections to run (elemwise, train, call, compile);
+// Arguments name the sections to run (elemwise, train, call, compile,
+// planned);
 // none: all of them.
 int main(int Argc, char **Argv) {
   graphjit::initialize();
@@ -197,5 +246,7 @@ int main(int Argc, char **Argv) {
     benchCallOverhead();
   if (Wanted("compile"))
     benchCompileTime();
+  if (Wanted("planned"))
+    benchPlanned();
   return 0;
 }

@@ -107,6 +107,17 @@ void CallFrame::reportPlannedApplies(llvm::ArrayRef<Apply *> Order) {
       Profiler->nodeRan(*N, Seen);
 }
 
+void CallFrame::giveUpStorage(unsigned Var) {
+  if (!PlannedVars[Var] || Values[Var].isNull())
+    return;
+  unsigned S = Plan->StorageOf[Var];
+  if (StorageBuffers[S] != Values[Var].buffer())
+    return;
+  StorageBuffers[S].reset();
+  Storages[S] = {nullptr, -1};
+  HandedOutAs[S] = -1;
+}
+
 uint64_t CallFrame::storageBytes() const {
   uint64_t Bytes = 0;
   for (const std::shared_ptr<Buffer> &B : StorageBuffers)

@@ -69,6 +69,9 @@ public:
   /// Tells the profiler (when it records tensors) what the planned
   /// Applies saw, from their slots; after the driver ran.
   void reportPlannedApplies(llvm::ArrayRef<Apply *> Order);
+  /// If planned value Var was materialized, its storage lets go of the
+  /// memory (and will ask for new), so that the value alone holds it.
+  void giveUpStorage(unsigned Var);
   /// The bytes the storages hold now: the planned arena.
   uint64_t storageBytes() const;
 

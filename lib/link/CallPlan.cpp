@@ -42,6 +42,9 @@ CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S) {
   ResultIds = OutputIds;
   for (const Update &U : F.updates())
     ResultIds.push_back(U.Value->id());
+  for (const Update &U : F.updates())
+    MoveUpdate.push_back(U.Value->kind() == Variable::Result &&
+                         llvm::count(ResultIds, U.Value->id()) == 1);
   for (const Update &U : F.updates()) {
     Shape Want;
     for (const Dim &D : U.Target->Type.Dims)

@@ -42,6 +42,10 @@ struct CallPlan {
   std::vector<std::vector<unsigned>> ReleaseAfter;
   /// By update: the shape of its target.
   std::vector<Shape> UpdateShapes;
+  /// By update: whether its value may become the shared value without a
+  /// copy (a node's result that no output or other update also holds),
+  /// when the call alone holds its buffer.
+  std::vector<bool> MoveUpdate;
 
   /// The symbolic dims the inputs bind, in order of first binding.
   std::vector<std::string> Symbols;

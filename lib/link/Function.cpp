@@ -251,6 +251,19 @@ Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
   return R;
 }
 
+// Whether the call's value of Var is an array of its own, contiguous from
+// the start of a buffer that nothing else holds (a planned value's
+// storage is given up to it).
+static bool ownsExclusively(CallState &S, unsigned Var) {
+  const NDArray &V = S.Values[Var];
+  if (V.isNull() || V.onDevice() || V.isBorrowed() || !V.isContiguous() ||
+      V.data() != V.buffer()->data())
+    return false;
+  if (S.Frame)
+    S.Frame->giveUpStorage(Var);
+  return V.buffer().use_count() == 1;
+}
+
 Expected<std::vector<NDArray>> Function::callIn(CallState &S,
                                                 llvm::ArrayRef<NDArray> Inputs,
                                                 const DimBindings &Given) {
@@ -296,6 +309,7 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
   // nothing.
   llvm::ArrayRef<Update> Updates = Graph.updates();
   std::vector<NDArray> NewValues;
+  std::vector<bool> Moved(Updates.size(), false);
   for (unsigned I = 0; I < Updates.size(); ++I) {
     const Update &U = Updates[I];
     const NDArray &V = S.Values[U.Value->id()];
@@ -304,11 +318,20 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
           U.Loc.str() + ": error: update of '" + U.Target->Name +
           "' computed shape " + shapeStr(V.shape()) + ", but '" +
           U.Target->Name + "' is " + U.Target->Type.str());
-    // Keep shared values contiguous and independent of any other value.
+    // Keep shared values contiguous and independent of any other value:
+    // a value the call alone holds becomes the shared value as it is (a
+    // Gemm's output, say: no copy of the weights), others are copied.
+    if (Plan->MoveUpdate[I] && ownsExclusively(S, U.Value->id())) {
+      Moved[I] = true;
+      NewValues.emplace_back();
+      continue;
+    }
     NewValues.push_back(V.copy());
   }
   for (unsigned I = 0; I < NewValues.size(); ++I)
-    Updates[I].Target->Value = std::move(NewValues[I]);
+    Updates[I].Target->Value = Moved[I]
+                                   ? std::move(S.Values[Updates[I].Value->id()])
+                                   : std::move(NewValues[I]);
 
   std::vector<NDArray> Results;
   Results.reserve(Plan->OutputIds.size());
