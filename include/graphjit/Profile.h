@@ -60,9 +60,14 @@ struct OutputMemory {
   /// A view or in-place output that was seen in memory of its own: the op
   /// allocated although it declared otherwise.
   bool Allocated = false;
+  /// The storage of the memory plan it lives in when the function runs JIT
+  /// code without profile_memory (docs/architecture.md, "Planned memory");
+  /// -1: the runtime makes it.
+  int Storage = -1;
   bool operator==(const OutputMemory &O) const {
     return Var == O.Var && Kind == O.Kind && Input == O.Input &&
-           Bytes == O.Bytes && Shape == O.Shape && Allocated == O.Allocated;
+           Bytes == O.Bytes && Shape == O.Shape && Allocated == O.Allocated &&
+           Storage == O.Storage;
   }
 };
 

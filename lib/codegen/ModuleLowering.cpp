@@ -255,11 +255,10 @@ MDNode *ModuleLowerer::applyMetadata(const Apply &N, bool Compiled) {
 
 Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   Out.IsCompiled.assign(F.numApplies(), false);
-  std::vector<bool> Planned(F.numApplies(), false);
-  if (PlanMemory)
-    for (const Apply *N : S.Order)
-      Planned[N->id()] = canPlanOutputs(*N);
-  Out.Storage = planStorage(F, S, AllowGC, Planned);
+  Out.Storage = PlanMemory
+                    ? planLoweredStorage(F, S, AllowGC)
+                    : planStorage(F, S, AllowGC,
+                                  std::vector<bool>(F.numApplies(), false));
   recordPlan();
   std::vector<llvm::Function *> Thunks;
   for (Apply *N : S.Order) {

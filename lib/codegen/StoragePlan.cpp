@@ -1,6 +1,7 @@
 //===- StoragePlan.cpp - Where planned outputs live -----------------------===//
 
 #include "StoragePlan.h"
+#include "ThunkEmitter.h"
 #include <limits>
 
 using namespace graphjit;
@@ -42,4 +43,12 @@ StoragePlan graphjit::planStorage(const FunctionGraph &F, const Schedule &S,
   }
   P.NumStorages = DiesAfter.size();
   return P;
+}
+
+StoragePlan graphjit::planLoweredStorage(const FunctionGraph &F,
+                                         const Schedule &S, bool AllowGC) {
+  std::vector<bool> Planned(F.numApplies(), false);
+  for (const Apply *N : S.Order)
+    Planned[N->id()] = canPlanOutputs(*N);
+  return planStorage(F, S, AllowGC, Planned);
 }

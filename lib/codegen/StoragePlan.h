@@ -40,6 +40,10 @@ struct StoragePlan {
 /// their outputs do; their outputs share storages by lifetime when AllowGC.
 StoragePlan planStorage(const FunctionGraph &F, const Schedule &S,
                         bool AllowGC, const std::vector<bool> &Planned);
+/// The same, with every Apply whose lowering can plan its outputs planned
+/// (what lowerFunction does with PlanMemory).
+StoragePlan planLoweredStorage(const FunctionGraph &F, const Schedule &S,
+                               bool AllowGC);
 
 } // namespace graphjit
 

@@ -92,8 +92,13 @@ Error Function::startProfiling(const CompiledCode *Code) {
     }
     Profiler->setDevice(Gpu->device().name(), std::move(HostOnly));
   }
-  if (Opts.ProfileMemory)
-    Profiler->setMemory(Graph, Opts.AllowGC);
+  if (Opts.ProfileMemory) {
+    // The plan the JIT code would have without profile_memory.
+    std::optional<StoragePlan> Plan;
+    if (Jit && Opts.PlanMemory)
+      Plan = planLoweredStorage(Graph, Sched, Opts.AllowGC);
+    Profiler->setMemory(Graph, Opts.AllowGC, Plan ? &*Plan : nullptr);
+  }
   Profiler->setCompileTimes(Times);
   std::string Tree;
   if (F->ProfilingDebugprint) {

@@ -78,7 +78,8 @@ static const char *aliasKindName(OutputAlias::Kind K) {
   return "created";
 }
 
-void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
+void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC,
+                                 const StoragePlan *Plan) {
   FunctionMemory &M = Base.Memory;
   M.Recorded = true;
   SeenBytes.reset(new std::atomic<uint64_t>[F.variables().size()]());
@@ -99,6 +100,8 @@ void FunctionProfiler::setMemory(const FunctionGraph &F, bool AllowGC) {
       O.Var = A->output(I)->id();
       O.Kind = aliasKindName(Alias.K);
       O.Input = Alias.Input;
+      if (Plan && Plan->isPlanned(O.Var))
+        O.Storage = Plan->StorageOf[O.Var];
       if (Alias.K != OutputAlias::Created && Alias.Input >= 0 &&
           unsigned(Alias.Input) < A->inputs().size())
         SharesWith[O.Var] = A->inputs()[Alias.Input]->id();

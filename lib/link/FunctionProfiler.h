@@ -14,6 +14,7 @@
 #ifndef GRAPHJIT_LINK_FUNCTIONPROFILER_H
 #define GRAPHJIT_LINK_FUNCTIONPROFILER_H
 
+#include "codegen/StoragePlan.h"
 #include "graphjit/Function.h"
 #include "graphjit/Profile.h"
 #include "runtime/Clock.h"
@@ -42,8 +43,11 @@ public:
   void setDevice(std::string Name, std::vector<std::string> HostOnly);
   /// GPU Apply Id took Seconds of device time in one call (its timers).
   void deviceRan(unsigned Id, double Seconds);
-  /// Records memory too (profile_memory), for F run with or without gc.
-  void setMemory(const FunctionGraph &F, bool AllowGC);
+  /// Records memory too (profile_memory), for F run with or without gc;
+  /// Plan: where its values would live without profile_memory (null: the
+  /// py linker, which plans nothing).
+  void setMemory(const FunctionGraph &F, bool AllowGC,
+                 const StoragePlan *Plan);
   bool recordsMemory() const { return Base.Memory.Recorded; }
   /// The key the function's calls record their memory under
   /// (MemoryRuntime): the JIT's descriptor, or this profiler for py.

@@ -12,6 +12,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
+#include <map>
 
 using namespace llvm;
 
@@ -83,6 +84,21 @@ void printPeaks(raw_ostream &OS, const FunctionProfile &F) {
        << format(" (took %.3fs to compute)\n", Sim.MinPeakSeconds);
   else
     OS << "skipped (" << Sim.MinPeakSkipped << ")\n";
+  // What the compiled function keeps between calls without profile_memory:
+  // each storage as large as the largest value it holds.
+  std::map<int, uint64_t> Storages;
+  for (const ApplyProfile &A : F.Applies)
+    for (const OutputMemory &O : A.OutputMem)
+      if (O.Storage >= 0)
+        Storages[O.Storage] = std::max(Storages[O.Storage], O.Bytes);
+  if (!Storages.empty()) {
+    uint64_t Arena = 0;
+    for (auto [Storage, Bytes] : Storages)
+      Arena += Bytes;
+    OS << "    Planned arena (without profile_memory, kept between calls): "
+       << kilobytes(Arena) << " in " << Storages.size() << " storage"
+       << (Storages.size() == 1 ? "" : "s") << "\n";
+  }
   OS << "\n";
 }
 

@@ -71,6 +71,8 @@ void writeApplyMemory(json::OStream &J, const ApplyProfile &A, bool All) {
           J.attribute("bytes", O.Bytes);
           writeIntegers(J, "shape", O.Shape);
           J.attribute("allocated", O.Allocated);
+          if (O.Storage >= 0)
+            J.attribute("storage", int64_t(O.Storage));
         });
     });
   if (All || A.AllocatedBytes)
@@ -607,7 +609,14 @@ Error ProfileReader::readOutputMemory(const json::Value &V,
   if ((*O)->get("shape"))
     if (Error E = readIntegers(**O, "shape", Path, true, Out.Shape))
       return E;
-  return getBool(**O, "allocated", Path, false, Out.Allocated);
+  if (Error E = getBool(**O, "allocated", Path, false, Out.Allocated))
+    return E;
+  if (Error E = getInt32(**O, "storage", Path, false, Out.Storage))
+    return E;
+  if (Out.Storage < -1)
+    return fail(child(Path, "storage"),
+                "expected a storage number, or -1 for none");
+  return Error::success();
 }
 
 Error ProfileReader::readApplyMemory(const json::Object &O,
