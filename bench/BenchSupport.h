@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -59,6 +60,18 @@ inline std::pair<double, double> sideBySide(Function &A, Function &B,
   std::sort(TA.begin(), TA.end());
   std::sort(TB.begin(), TB.end());
   return {TA[TA.size() / 2], TB[TB.size() / 2]};
+}
+
+/// A chain of N+1 scalar Applies (alternately add 0.5 and mul 0.999) in
+/// the graph format: `func chain(x: f64[]) -> (vN)`. Compiled with
+/// optimizer None, every Apply runs on its own.
+inline std::string scalarChainGraph(unsigned N) {
+  std::string Text = "func chain(x: f64[]) -> (v" + std::to_string(N) +
+                     ") {\n  v0 = add(x, 1.0)\n";
+  for (unsigned I = 1; I <= N; ++I)
+    Text += "  v" + std::to_string(I) + " = " + (I % 2 ? "mul(v" : "add(v") +
+            std::to_string(I - 1) + (I % 2 ? ", 0.999)\n" : ", 0.5)\n");
+  return Text + "}\n";
 }
 
 inline NDArray randomArray(DType T, const Shape &S, uint64_t Seed) {

@@ -153,14 +153,7 @@ static std::unique_ptr<Function> compilePlanned(FunctionGraph &F, bool Plan,
 }
 
 static void benchPlanned() {
-  const unsigned N = 1000;
-  std::string Text = "func chain(x: f64[]) -> (v" + std::to_string(N) +
-                     ") {\n  v0 = add(x, 1.0)\n";
-  for (unsigned I = 1; I <= N; ++I)
-    Text += "  v" + std::to_string(I) + " = " + (I % 2 ? "mul(v" : "add(v") +
-            std::to_string(I - 1) + (I % 2 ? ", 0.999)\n" : ", 0.5)\n");
-  Text += "}\n";
-  auto Chain = llvm::cantFail(parseGraph(Text, "chain.graph"));
+  auto Chain = llvm::cantFail(parseGraph(scalarChainGraph(1000), "chain.graph"));
   FunctionGraph &F = *Chain->functions().front();
   std::vector<NDArray> X = {randomArray(DType::F64, {}, 1)};
   auto Planned = compilePlanned(F, true, "None");

@@ -49,14 +49,7 @@ static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, Profiling P,
 }
 
 static void benchChain() {
-  const unsigned N = 1000;
-  std::string Text = "func chain(x: f64[]) -> (v" + std::to_string(N) +
-                     ") {\n  v0 = add(x, 1.0)\n";
-  for (unsigned I = 1; I <= N; ++I)
-    Text += "  v" + std::to_string(I) + " = " +
-            (I % 2 ? "mul(v" : "add(v") + std::to_string(I - 1) +
-            (I % 2 ? ", 0.999)\n" : ", 0.5)\n");
-  Text += "}\n";
+  std::string Text = scalarChainGraph(1000);
   auto M = llvm::cantFail(parseGraph(Text, "chain.graph"));
   FunctionGraph &F = *M->functions().front();
   auto Plain = compileOrDie(F, Profiling::None, "None");

@@ -104,22 +104,14 @@ void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
   Data->addIncoming(Held, Before);
   Data->addIncoming(Grown, GrownBB);
 
-  Value *Slot = E.slotPointer(&Var);
-  Type *Dim = ArrayType::get(I64, GJ_MAX_RANK);
-  StructType *SlotTy = StructType::get(C, {PtrTy, Dim, Dim});
-  tagSlotAccess(B.CreateStore(Data, Slot));
+  // Contiguous strides as NumPy's: a dim of 0 or 1 steps as 1; a product
+  // that overflows (only with a dim of 0) saturates.
+  SmallVector<Value *, 4> Strides(Dims.size());
   Value *Step = B.getInt64(dtypeSize(T.Dtype));
   for (unsigned D = Dims.size(); D-- > 0;) {
-    Value *ShapeP = B.CreateConstInBoundsGEP2_32(
-        Dim, B.CreateConstInBoundsGEP2_32(SlotTy, Slot, 0, 1), 0, D);
-    Value *StrideP = B.CreateConstInBoundsGEP2_32(
-        Dim, B.CreateConstInBoundsGEP2_32(SlotTy, Slot, 0, 2), 0, D);
-    tagSlotAccess(B.CreateStore(Dims[D], ShapeP));
-    tagSlotAccess(B.CreateStore(Step, StrideP));
+    Strides[D] = Step;
     if (D == 0)
       break;
-    // NumPy's strides: a dim of 0 or 1 steps as 1; a product that
-    // overflows (only with a dim of 0) saturates.
     Value *Factor = B.CreateBinaryIntrinsic(Intrinsic::smax, Dims[D],
                                             B.getInt64(1));
     Value *R = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow, Step,
@@ -127,6 +119,7 @@ void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
     Step = B.CreateSelect(B.CreateExtractValue(R, 1),
                           B.getInt64(INT64_MAX), B.CreateExtractValue(R, 0));
   }
+  E.setSlot(&Var, Data, Dims, Strides);
 }
 
 // A planned Apply's thunk, shared by the Applies whose code is the same
@@ -163,10 +156,14 @@ Expected<llvm::Function *> ModuleLowerer::plannedThunk(const Apply &N,
                                    std::move(SlotOf));
   E.FailBlock = BasicBlock::Create(C, "failed", T);
   E.Planned = true;
-  OutputDims Dims(NumOut);
-  L.EmitOutputDims(E, Dims);
-  for (unsigned I = 0; I < NumOut; ++I)
-    placeOutput(E, *N.output(I), Dims[I], T->getArg(2 + I));
+  if (L.EmitViewOutputs) {
+    L.EmitViewOutputs(E);
+  } else {
+    OutputDims Dims(NumOut);
+    L.EmitOutputDims(E, Dims);
+    for (unsigned I = 0; I < NumOut; ++I)
+      placeOutput(E, *N.output(I), Dims[I], T->getArg(2 + I));
+  }
   if (L.Emit)
     if (Error Err = L.Emit(E))
       return Err;
@@ -193,9 +190,12 @@ ModuleLowerer::plannedThunkArgs(const Apply &N, Value *Frame, Value *Slots,
   };
   SmallVector<Value *, 8> Args{Frame, B.getInt32(N.id())};
   for (const Variable *V : N.outputs())
-    Args.push_back(B.CreateConstInBoundsGEP1_64(
-        StorageTy, Storages, Out.Storage.StorageOf[V->id()],
-        V->displayName() + ".storage"));
+    Args.push_back(Out.Storage.isPlanned(V->id())
+                       ? B.CreateConstInBoundsGEP1_64(
+                             StorageTy, Storages,
+                             Out.Storage.StorageOf[V->id()],
+                             V->displayName() + ".storage")
+                       : ConstantPointerNull::get(B.getPtrTy())); // A view.
   for (const Variable *V : N.outputs())
     Args.push_back(SlotOf(V));
   for (const Variable *In : N.inputs())
@@ -285,7 +285,7 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   Frame->setName("frame");
   B.SetInsertPoint(BasicBlock::Create(C, "entry", Driver));
   Value *Slots = nullptr, *Storages = nullptr;
-  if (Out.Storage.NumStorages) {
+  if (llvm::is_contained(Out.Storage.PlannedApply, true)) {
     Slots = loadInvariant(B, Frame, "slots");
     Storages = loadInvariant(
         B,
@@ -295,11 +295,11 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   }
   BasicBlock *Fail = BasicBlock::Create(C, "failed", Driver);
   // By schedule position: the unplanned values that die there (planned
-  // values stay in their storages).
+  // values stay in their storages), once no planned view reads them.
   std::vector<SmallVector<unsigned, 2>> Dying(S.Order.size());
   if (AllowGC)
     for (Variable *V : F.variables()) {
-      int Last = S.LastUse[V->id()];
+      int Last = Out.Storage.LiveUntil[V->id()];
       if (Last >= 0 && !Out.Storage.isPlanned(V->id()))
         Dying[Last].push_back(V->id());
     }

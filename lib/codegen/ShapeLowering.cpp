@@ -5,11 +5,14 @@
 // slot; alloc copies its value broadcast over the new array; ones_like fills
 // it (zeros_like has nothing to write: new arrays are zero-filled); Join
 // copies each input, converted to the promoted dtype, to its offset along
-// the axis. The view ops (dimshuffle, transpose, reshape, flatten,
-// subtensor) need no code at all: gj_prepare makes the view.
+// the axis. dimshuffle and transpose are planned views: the thunk writes
+// the output's slot from the input's (DimShuffleOp::prepare's work, with
+// its check); reshape, flatten and subtensor need no code: gj_prepare
+// makes the view.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ops/ShapeOps.h"
 #include "ops/StructuralLoweringInfo.h"
 #include "StructuralLoweringUtil.h"
 
@@ -105,12 +108,63 @@ static bool supportsJoin(const Apply &N) {
   return joinAxis(N.op(), N.output(0)->type().rank()).has_value();
 }
 
+// Output dim k is input dim Pattern[k] (its size and stride) or a new dim
+// of 1 (stride 0); an input dim left out must have size 1.
+static void emitDimShuffleView(ThunkEmitter &E) {
+  const Variable *In = E.Node.inputs()[0];
+  const TensorType &T = In->type();
+  std::vector<int> Pattern =
+      llvm::cast<DimShuffleOp>(E.Node.op()).patternFor(T.rank());
+  SmallVector<Value *, 4> Dims, Strides;
+  SmallVector<bool, 4> Used(T.rank(), false);
+  for (int D : Pattern) {
+    if (D == DimShuffleOp::Broadcast) {
+      Dims.push_back(E.constI64(1));
+      Strides.push_back(E.constI64(0));
+      continue;
+    }
+    Used[D] = true;
+    Dims.push_back(E.dim(In, D));
+    Strides.push_back(E.stride(In, D));
+  }
+  for (unsigned D = 0; D < T.rank(); ++D)
+    if (!Used[D] && !(T.Dims[D].isKnown() && T.Dims[D].Size == 1))
+      E.failUnless(E.B.CreateICmpEQ(E.dim(In, D), E.constI64(1)), "dropped");
+  E.setSlot(E.Node.output(0), E.data(In), Dims, Strides);
+}
+
+// Its code depends on the pattern (in the name) and on which dropped dims
+// are known to be 1.
+static std::string dimShuffleKey(const Apply &N) {
+  std::string Key = "view." + N.op().name() + ".r";
+  for (const Dim &D : N.inputs()[0]->type().Dims)
+    Key += D.isKnown() && D.Size == 1 ? "1" : "n";
+  return Key;
+}
+
+// Shape_i's output is a 0-d array.
+static void emitScalarDims(ThunkEmitter &, OutputDims &) {}
+
 void graphjit::registerShapeLowerings() {
-  // Views: gj_prepare does all the work, as Theano's C DimShuffle only
-  // computes strides.
-  for (OpKind Kind : {OpKind::DimShuffle, OpKind::Reshape, OpKind::Subtensor})
+  // Views: a planned dimshuffle writes its slot; reshape and subtensor
+  // leave it all to gj_prepare, as Theano's C DimShuffle only computes
+  // strides.
+  Lowering DimShuffle{/*NeedsPrepare=*/true, nullptr, nullptr};
+  DimShuffle.EmitViewOutputs = emitDimShuffleView;
+  DimShuffle.PlansOutputs = [](const Apply &N) {
+    for (int D : llvm::cast<DimShuffleOp>(N.op())
+                     .patternFor(N.inputs()[0]->type().rank()))
+      if (D >= int(N.inputs()[0]->type().rank()))
+        return false; // prepare's error to word.
+    return true;
+  };
+  DimShuffle.ThunkKey = dimShuffleKey;
+  registerLowering(OpKind::DimShuffle, DimShuffle);
+  for (OpKind Kind : {OpKind::Reshape, OpKind::Subtensor})
     registerLowering(Kind, Lowering{/*NeedsPrepare=*/true, nullptr, nullptr});
-  registerLowering(OpKind::ShapeI, Lowering{true, emitShapeI, supportsShapeI});
+  Lowering ShapeI{true, emitShapeI, supportsShapeI};
+  ShapeI.EmitOutputDims = emitScalarDims;
+  registerLowering(OpKind::ShapeI, ShapeI);
   // alloc and the *_like fills.
   for (OpKind Kind : {OpKind::Alloc, OpKind::FillLike})
     registerLowering(Kind, Lowering{true, emitAlloc, supportsAlloc});

@@ -92,6 +92,21 @@ void ThunkEmitter::failUnless(Value *Ok, const Twine &Name) {
   B.SetInsertPoint(Cont);
 }
 
+void ThunkEmitter::setSlot(const Variable *V, Value *Data,
+                           ArrayRef<Value *> Dims, ArrayRef<Value *> Strides) {
+  StructType *ST = slotType(ctx());
+  Value *Slot = slotPointer(V);
+  tagSlotAccess(B.CreateStore(Data, Slot));
+  for (unsigned Field : {1u, 2u}) {
+    ArrayRef<Value *> Values = Field == 1 ? Dims : Strides;
+    Value *Array = B.CreateConstInBoundsGEP2_32(ST, Slot, 0, Field);
+    for (unsigned D = 0; D < Values.size(); ++D)
+      tagSlotAccess(B.CreateStore(
+          Values[D], B.CreateConstInBoundsGEP2_32(ST->getElementType(Field),
+                                                  Array, 0, D)));
+  }
+}
+
 Value *ThunkEmitter::slotField(const Variable *V, unsigned Field,
                                unsigned Index) {
   StructType *ST = slotType(ctx());
@@ -243,5 +258,6 @@ const Lowering *graphjit::findLowering(const Apply &N) {
 
 bool graphjit::canPlanOutputs(const Apply &N) {
   const Lowering *L = findLowering(N);
-  return L && L->EmitOutputDims && (!L->PlansOutputs || L->PlansOutputs(N));
+  return L && (L->EmitOutputDims || L->EmitViewOutputs) &&
+         (!L->PlansOutputs || L->PlansOutputs(N));
 }

@@ -68,6 +68,10 @@ public:
   /// The id of the Apply the code runs for (an argument of a shared
   /// thunk, else Node's).
   llvm::Value *nodeId() { return NodeId ? NodeId : B.getInt32(Node.id()); }
+  /// Writes V's slot: its data pointer, dims and byte strides.
+  void setSlot(const Variable *V, llvm::Value *Data,
+               llvm::ArrayRef<llvm::Value *> Dims,
+               llvm::ArrayRef<llvm::Value *> Strides);
   /// The address of V's gj_slot (to hand to a helper).
   llvm::Value *slotPointer(const Variable *V);
 
@@ -167,6 +171,10 @@ struct Lowering {
   bool (*Supports)(const Apply &N) = nullptr;
   void (*EmitOutputDims)(ThunkEmitter &E, OutputDims &Dims) = nullptr;
   bool (*PlansOutputs)(const Apply &N) = nullptr;
+  /// For views (OutputAlias::View): instead of EmitOutputDims, writes the
+  /// outputs' slots (data into the viewed input, dims, strides) after the
+  /// same checks as prepare's; a planned view has no storage.
+  void (*EmitViewOutputs)(ThunkEmitter &E) = nullptr;
   /// Planned Applies with equal keys share one thunk: the key names all
   /// that its code depends on besides the slots' contents (null: none
   /// share).

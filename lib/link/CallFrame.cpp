@@ -21,7 +21,7 @@ CallFrame::CallFrame(std::vector<NDArray> &Values,
   // Empty storages: the first value placed in each asks for memory.
   Storages.assign(NumStorages, gj_storage{nullptr, -1});
   StorageBuffers.resize(NumStorages);
-  HandedOutAs.assign(NumStorages, -1);
+  HandedOutAs.assign(NumStorages, {});
   Abi.storages = Storages.data();
   PlannedVars.assign(Values.size(), nullptr);
   if (Plan)
@@ -35,13 +35,33 @@ void CallFrame::materialize(unsigned Var) {
   const Variable *V = PlannedVars[Var];
   if (!V || !Values[Var].isNull())
     return;
-  unsigned S = Plan->StorageOf[Var];
   const gj_slot &Slot = Slots[Var];
   unsigned Rank = V->type().rank();
-  Values[Var] = NDArray::onBuffer(StorageBuffers[S], V->type().Dtype,
-                                  Shape(Slot.shape, Slot.shape + Rank));
+  Shape Dims(Slot.shape, Slot.shape + Rank);
+  if (int Viewed = Plan->ViewOf[Var]; Viewed >= 0) {
+    // A view shares the memory of what it views, whoever made that.
+    materialize(Viewed);
+    const NDArray &Base = Values[Viewed];
+    if (Base.isNull()) // Not expected: copy rather than point nowhere.
+      Values[Var] = NDArray::wrap(Slot.data, V->type().Dtype, Dims,
+                                  Shape(Slot.strides, Slot.strides + Rank))
+                        .copy();
+    else
+      Values[Var] = Base.view(Dims, Shape(Slot.strides, Slot.strides + Rank),
+                              Slot.data - Base.data());
+    // A view of a planned value hands its storage out too.
+    int Root = Viewed;
+    while (Plan->ViewOf[Root] >= 0)
+      Root = Plan->ViewOf[Root];
+    if (Plan->isPlanned(Root))
+      HandedOutAs[Plan->StorageOf[Root]].push_back(Var);
+    Materialized.push_back(Var);
+    return;
+  }
+  unsigned S = Plan->StorageOf[Var];
+  Values[Var] = NDArray::onBuffer(StorageBuffers[S], V->type().Dtype, Dims);
   Storages[S].capacity = -1;
-  HandedOutAs[S] = Var;
+  HandedOutAs[S].push_back(Var);
   Materialized.push_back(Var);
 }
 
@@ -51,12 +71,12 @@ void CallFrame::materializeInputs(const Apply &N) {
 }
 
 char *CallFrame::growStorage(int32_t S, int64_t Bytes) {
-  // The value materialized last from S is dead (the plan gives S to a
-  // value only once the one before died), unless it is a result of an
-  // earlier call, which CallState::clear already dropped.
-  if (HandedOutAs[S] >= 0)
-    Values[HandedOutAs[S]].dropBuffer();
-  HandedOutAs[S] = -1;
+  // The values materialized from S are dead (the plan gives S to a value
+  // only once the one before and its planned views died), unless they are
+  // results of an earlier call, which CallState::clear already dropped.
+  for (unsigned Var : HandedOutAs[S])
+    Values[Var].dropBuffer();
+  HandedOutAs[S].clear();
   std::shared_ptr<Buffer> &B = StorageBuffers[S];
   // Reused only if nothing else holds it: not a result the caller kept,
   // nor a view a Py op or gj_prepare made of it.
@@ -108,14 +128,14 @@ void CallFrame::reportPlannedApplies(llvm::ArrayRef<Apply *> Order) {
 }
 
 void CallFrame::giveUpStorage(unsigned Var) {
-  if (!PlannedVars[Var] || Values[Var].isNull())
+  if (!PlannedVars[Var] || !Plan->isPlanned(Var) || Values[Var].isNull())
     return;
   unsigned S = Plan->StorageOf[Var];
   if (StorageBuffers[S] != Values[Var].buffer())
     return;
   StorageBuffers[S].reset();
   Storages[S] = {nullptr, -1};
-  HandedOutAs[S] = -1;
+  HandedOutAs[S].clear();
 }
 
 uint64_t CallFrame::storageBytes() const {

@@ -89,10 +89,10 @@ private:
   const ExecContext *Ctx = nullptr;
   const StoragePlan *Plan;
   std::vector<gj_storage> Storages; ///< What JIT code reads, by storage.
-  /// By storage: its memory, and the value last materialized from it
-  /// (-1: none since it was placed).
+  /// By storage: its memory, and the values materialized from it (the
+  /// value it holds, views of it) since a value was last placed there.
   std::vector<std::shared_ptr<Buffer>> StorageBuffers;
-  std::vector<int> HandedOutAs;
+  std::vector<llvm::SmallVector<unsigned, 2>> HandedOutAs;
   std::vector<unsigned> Materialized; ///< In this call.
   std::vector<const Variable *> PlannedVars; ///< By Variable id, or null.
   int32_t fail(llvm::Error E);

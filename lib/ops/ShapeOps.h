@@ -42,6 +42,11 @@ public:
   llvm::Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                       const ExecContext &) const override;
 
+  /// The pattern for an input of rank Rank (transpose's depends on it).
+  std::vector<int> patternFor(unsigned Rank) const {
+    return IsTranspose ? reversed(int(Rank)) : Pattern;
+  }
+
 private:
   std::vector<int> Pattern;
   bool IsTranspose;
@@ -49,9 +54,6 @@ private:
   mutable std::atomic<int> BoundRank{-1};
 
   static std::vector<int> reversed(int Rank);
-  std::vector<int> patternFor(unsigned Rank) const {
-    return IsTranspose ? reversed(int(Rank)) : Pattern;
-  }
 
   static llvm::Error checkPattern(llvm::ArrayRef<int> P, const TensorType &X);
 };

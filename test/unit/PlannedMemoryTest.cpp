@@ -189,3 +189,49 @@ TEST(PlannedMemory, SameResultsAsTheRuntimesOutputs) {
     EXPECT_NEAR((*P)[0].getDouble(Row), (D + double(Row + 1)) * 1.0, 1e-12);
   }
 }
+
+// Planned views (dimshuffle) read their input's memory: a planned input's
+// storage and an unplanned input's array (made by gj_prepare: concatenate)
+// stay theirs until the view's last reader ran, though the input itself is
+// read for the last time before.
+TEST(PlannedMemory, PlannedViewsKeepWhatTheyViewAlive) {
+  auto M = parse("func f(x: f64[n, m], y: f64[n, m]) -> (r) {\n"
+                 "  t = exp(x)\n"
+                 "  v = dimshuffle(t, pattern=[1, 0])\n"
+                 "  j = concatenate(x, y, axis=0)\n"
+                 "  jt = dimshuffle(j, pattern=[1, 0])\n"
+                 "  a = add(x, 100.0)\n"
+                 "  b = mul(y, 3.0)\n"
+                 "  c = concatenate(a, b, axis=0)\n"
+                 "  s = add(v, 1000.0)\n"
+                 "  r = add(concatenate(s, s, axis=1), add(jt, dimshuffle(c, pattern=[1, 0])))\n"
+                 "}\n");
+  ASSERT_TRUE(M);
+  auto Fn = compile(*M->functions().front());
+  ASSERT_TRUE(Fn);
+  const int64_t N = 2, Mm = 3;
+  NDArray X = NDArray::zeros(DType::F64, {N, Mm}),
+          Y = NDArray::zeros(DType::F64, {N, Mm});
+  for (int64_t I = 0; I < N * Mm; ++I) {
+    X.dataAs<double>()[I] = 0.25 * double(I);
+    Y.dataAs<double>()[I] = -1.5 * double(I) + 2;
+  }
+  for (int Call = 0; Call < 3; ++Call) {
+    auto R = Fn->call({X, Y});
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    const NDArray &Out = (*R)[0];
+    ASSERT_EQ(Out.shape(), (Shape{Mm, 2 * N}));
+    for (int64_t I = 0; I < Mm; ++I)
+      for (int64_t K = 0; K < 2 * N; ++K) {
+        // Row I, column K: s[I, K % N] + jt[I, K] + c^T[I, K].
+        double XI = X.dataAs<double>()[(K % N) * Mm + I];
+        double S = std::exp(XI) + 1000.0;
+        double J = K < N ? X.dataAs<double>()[K * Mm + I]
+                         : Y.dataAs<double>()[(K - N) * Mm + I];
+        double Cc = K < N ? X.dataAs<double>()[K * Mm + I] + 100.0
+                          : Y.dataAs<double>()[(K - N) * Mm + I] * 3.0;
+        EXPECT_DOUBLE_EQ(Out.getDouble(I * 2 * N + K), S + J + Cc)
+            << "call " << Call << " element (" << I << ", " << K << ")";
+      }
+  }
+}
