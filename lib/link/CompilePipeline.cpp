@@ -120,6 +120,10 @@ Expected<std::unique_ptr<Function>> CompilePipeline::run() {
       return E;
     if (Error E = step(CompileStep::Codegen, [&] { return codegen(); }))
       return E;
+    // The compile cache's object: no code was generated (only the check
+    // that there was nothing to do was timed).
+    if (Times.Cached)
+      Times.Codegen = 0;
     if (Error E = step(CompileStep::Link, [&] { return link(); }))
       return E;
     Fn->Jit = std::move(Code);
