@@ -131,8 +131,9 @@ void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
 // storages, and runs the lowering's code on them.
 Expected<llvm::Function *> ModuleLowerer::plannedThunk(const Apply &N,
                                                        const Lowering &L) {
-  std::string Key = "gj_planned." + (L.ThunkKey ? L.ThunkKey(N)
-                                                : "apply" + std::to_string(N.id()));
+  std::string Shared = L.ThunkKey ? L.ThunkKey(N) : "";
+  std::string Key = "gj_planned." +
+                    (Shared.empty() ? "apply" + std::to_string(N.id()) : Shared);
   if (llvm::Function *Shared = M.getFunction(Key))
     return Shared;
   unsigned NumOut = N.outputs().size(), NumIn = N.inputs().size();

@@ -44,9 +44,6 @@ struct StoragePlan {
   bool isView(unsigned VarId) const {
     return VarId < ViewOf.size() && ViewOf[VarId] >= 0;
   }
-  bool operator==(const StoragePlan &O) const {
-    return StorageOf == O.StorageOf && NumStorages == O.NumStorages;
-  }
 };
 
 /// The plan of F run in S's order: Applies that Planned says can plan

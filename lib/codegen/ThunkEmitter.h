@@ -176,8 +176,8 @@ struct Lowering {
   /// same checks as prepare's; a planned view has no storage.
   void (*EmitViewOutputs)(ThunkEmitter &E) = nullptr;
   /// Planned Applies with equal keys share one thunk: the key names all
-  /// that its code depends on besides the slots' contents (null: none
-  /// share).
+  /// that its code depends on besides the slots' contents (null, or an
+  /// empty key: the Apply's thunk is its own).
   std::string (*ThunkKey)(const Apply &N) = nullptr;
 };
 

@@ -131,19 +131,14 @@ void CallFrame::giveUpStorage(unsigned Var) {
   if (!PlannedVars[Var] || !Plan->isPlanned(Var) || Values[Var].isNull())
     return;
   unsigned S = Plan->StorageOf[Var];
-  if (StorageBuffers[S] != Values[Var].buffer())
+  // Only when the storage is the value's one other holder: otherwise the
+  // value is copied anyway, and the storage may keep its memory.
+  if (StorageBuffers[S] != Values[Var].buffer() ||
+      StorageBuffers[S].use_count() != 2)
     return;
   StorageBuffers[S].reset();
   Storages[S] = {nullptr, -1};
   HandedOutAs[S].clear();
-}
-
-uint64_t CallFrame::storageBytes() const {
-  uint64_t Bytes = 0;
-  for (const std::shared_ptr<Buffer> &B : StorageBuffers)
-    if (B)
-      Bytes += B->size();
-  return Bytes;
 }
 
 void CallFrame::begin(const ExecContext &C, llvm::ArrayRef<unsigned> Vars) {

@@ -69,11 +69,10 @@ public:
   /// Tells the profiler (when it records tensors) what the planned
   /// Applies saw, from their slots; after the driver ran.
   void reportPlannedApplies(llvm::ArrayRef<Apply *> Order);
-  /// If planned value Var was materialized, its storage lets go of the
-  /// memory (and will ask for new), so that the value alone holds it.
+  /// If planned value Var was materialized and only its storage holds its
+  /// memory besides it, the storage lets go of it (and will ask for new),
+  /// so that the value alone holds it.
   void giveUpStorage(unsigned Var);
-  /// The bytes the storages hold now: the planned arena.
-  uint64_t storageBytes() const;
 
   /// The error of a failed call, in the linkers' common wording.
   std::string Error;
