@@ -215,9 +215,26 @@ static void benchCompileTime() {
   llvm::sys::fs::remove_directories(CacheDir);
 }
 
+// Issue 17's updates in place: each train step with shared_update_inplace
+// against the same step copying its updates (optimizer_excluding), side
+// by side; each on a module of its own, so both start from the same
+// weights.
+static void benchInplaceUpdates(const char *File, DType T, Shape X, Shape Y) {
+  std::vector<NDArray> In = {randomArray(T, X, 3), randomArray(T, Y, 4)};
+  auto MA = loadExample(File), MB = loadExample(File);
+  CompileOptions O;
+  auto Inplace = bench::compileOrDie(*MA->lookupFunction("train"), O);
+  O.Rewrite = RewriteOptions();
+  O.Rewrite->Excluding = {"shared_update_inplace"};
+  auto Copying = bench::compileOrDie(*MB->lookupFunction("train"), O);
+  auto [TI, TC] = sideBySide(*Inplace, *Copying, In, 15, 20);
+  outs() << format("inplace: %s train step: updates in place %.3f ms, "
+                   "copied %.3f ms: %.3fx\n",
+                   File, TI * 1e3, TC * 1e3, TC / TI);
+}
+
 // Arguments name the sections to run (elemwise, train, call, compile,
-// planned);
-// none: all of them.
+// planned, inplace); none: all of them.
 int main(int Argc, char **Argv) {
   graphjit::initialize();
   auto Wanted = [&](llvm::StringRef Section) {
@@ -241,5 +258,10 @@ int main(int Argc, char **Argv) {
     benchCompileTime();
   if (Wanted("planned"))
     benchPlanned();
+  if (Wanted("inplace")) {
+    benchInplaceUpdates("logistic_regression.graph", DType::F64, {400, 784},
+                        {400});
+    benchInplaceUpdates("mlp.graph", DType::F32, {128, 784}, {128, 10});
+  }
   return 0;
 }

@@ -143,6 +143,13 @@ private:
   std::vector<SourceLoc> Locs; ///< Empty: just Loc.
 };
 
+/// The shared variable an Apply writes its output over (Theano's in-place
+/// update: a Gemm or Elemwise computing a shared variable's new value in
+/// its memory), as the input slot it reads it in; -1 for any other Apply.
+/// Such an Apply runs after every other (docs/architecture.md, "Updates
+/// in place").
+int sharedInputOverwritten(const Apply &A);
+
 struct Update {
   SharedVariable *Target;
   Variable *Value;

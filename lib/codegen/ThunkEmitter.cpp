@@ -257,6 +257,11 @@ const Lowering *graphjit::findLowering(const Apply &N) {
 }
 
 bool graphjit::canPlanOutputs(const Apply &N) {
+  // An update in place writes over the shared variable's memory, which
+  // the runtime owns and checks before it is written (lib/link/
+  // UpdateCommit.h): its thunk asks gj_prepare for it.
+  if (sharedInputOverwritten(N) >= 0)
+    return false;
   const Lowering *L = findLowering(N);
   return L && (L->EmitOutputDims || L->EmitViewOutputs) &&
          (!L->PlansOutputs || L->PlansOutputs(N));

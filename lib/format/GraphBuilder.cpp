@@ -76,6 +76,14 @@ private:
   std::vector<Variable *> InputVars;
   std::vector<StmtInfo> Stmts;
   llvm::StringMap<SMLoc> Updated;
+  /// Updates written in place (`update W = gemm(W, ..., inplace=true)`):
+  /// their operands are made where the statement is, their Applies after
+  /// every other, as validation wants of updates in place.
+  struct DeferredUpdate {
+    const Stmt *S;
+    std::vector<Variable *> Ins;
+  };
+  std::vector<DeferredUpdate> Deferred;
   /// Set when an output could not be resolved (reported or not).
   bool Incomplete = false;
 
@@ -90,6 +98,7 @@ private:
   void reportCycle(const std::vector<Frame> &Stack, const Dep &Back);
   void evaluate(unsigned I);
   void evaluateUpdate(const Stmt &S);
+  void finishDeferredUpdates();
   void resolveOutputs();
 
   Value resolve(llvm::StringRef Name, SMLoc Loc);
@@ -415,11 +424,50 @@ void FunctionSema::evaluateUpdate(const Stmt &S) {
     Diags.note(It->second, "first updated here");
     return;
   }
-  Value V = eval(*S.Value);
+  const Expr &E = *S.Value;
+  if (E.K == Expr::Call &&
+      llvm::any_of(E.Attrs, [](const AttrArg &A) { return A.Key == "inplace"; })) {
+    DeferredUpdate D{&S, {}};
+    bool OK = true;
+    for (const auto &A : E.Args) {
+      Value V = eval(*A);
+      OK &= bool(V);
+      D.Ins.push_back(V ? materialize(V) : nullptr);
+    }
+    if (OK)
+      Deferred.push_back(std::move(D));
+    return;
+  }
+  Value V = eval(E);
   if (!V)
     return;
-  if (llvm::Error E = B.update(Target.Name, materialize(V), toLoc(Target.Loc)))
-    Diags.error(S.Value->Loc, llvm::toString(std::move(E)));
+  if (llvm::Error Err = B.update(Target.Name, materialize(V), toLoc(Target.Loc)))
+    Diags.error(E.Loc, llvm::toString(std::move(Err)));
+}
+
+void FunctionSema::finishDeferredUpdates() {
+  for (const DeferredUpdate &D : Deferred) {
+    const Expr &E = *D.S->Value;
+    const NameRef &Target = D.S->Names[0];
+    AttrMap Attrs;
+    for (const AttrArg &A : E.Attrs)
+      Attrs[A.Key] = A.Value;
+    llvm::Expected<std::vector<Variable *>> R =
+        B.applyMulti(E.Name, D.Ins, Attrs, toLoc(E.Loc));
+    if (!R) {
+      reportApplyError(E, R.takeError());
+      continue;
+    }
+    if (R->size() != 1) {
+      Diags.error(E.Loc, "op '" + E.Name + "' has " +
+                             llvm::Twine(R->size()) +
+                             " outputs; an update takes one value");
+      continue;
+    }
+    if (llvm::Error Err =
+            B.update(Target.Name, R->front(), toLoc(Target.Loc)))
+      Diags.error(E.Loc, llvm::toString(std::move(Err)));
+  }
 }
 
 void FunctionSema::resolveOutputs() {
@@ -459,6 +507,7 @@ void FunctionSema::run() {
   declareStatements();
   for (unsigned I = 0; I < F.Body.size(); ++I)
     build(I);
+  finishDeferredUpdates();
   resolveOutputs();
   // An incomplete function would only add a confusing "no outputs" error.
   if (F.HadErrors || Incomplete || Diags.numErrors() != ErrorsBefore)

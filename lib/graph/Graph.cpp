@@ -64,6 +64,17 @@ std::string Apply::displayName() const {
   return S + ")";
 }
 
+int graphjit::sharedInputOverwritten(const Apply &A) {
+  for (unsigned K = 0; K < A.outputs().size(); ++K) {
+    OutputAlias Al = A.op().outputAlias(K);
+    if (Al.K == OutputAlias::Inplace && Al.Input >= 0 &&
+        size_t(Al.Input) < A.inputs().size() &&
+        A.inputs()[Al.Input]->kind() == Variable::SharedRead)
+      return Al.Input;
+  }
+  return -1;
+}
+
 std::vector<Apply *> FunctionGraph::applies() const {
   std::vector<Apply *> R;
   for (const auto &N : Nodes)

@@ -9,9 +9,9 @@ using namespace graphjit;
 
 CallFrame::CallFrame(std::vector<NDArray> &Values,
                      llvm::ArrayRef<Apply *> Nodes, NodeRunner &Runner,
-                     const StoragePlan *Plan)
+                     const StoragePlan *Plan, const UpdateCommit *Commit)
     : Slots(Values.size()), Values(Values), Nodes(Nodes), Runner(Runner),
-      Plan(Plan) {
+      Plan(Plan), Commit(Commit) {
   Abi.slots = Slots.data();
   Abi.impl = this;
   for (unsigned V = 0; V < Values.size(); ++V)
@@ -144,6 +144,7 @@ void CallFrame::giveUpStorage(unsigned Var) {
 void CallFrame::begin(const ExecContext &C, llvm::ArrayRef<unsigned> Vars) {
   Ctx = &C;
   Error.clear();
+  Committed = false;
   for (unsigned V : Vars)
     syncSlot(V);
 }
@@ -178,8 +179,33 @@ int32_t CallFrame::fail(llvm::Error E) {
   return 1;
 }
 
+llvm::Error CallFrame::commit() {
+  Committed = true;
+  for (const UpdateCommit::InPlace &E : Commit->Entries)
+    materializeInputs(*E.Node);
+  materialize(Commit->ValueIds);
+  // The entries are prepared here, once: their thunks then only compute.
+  return commitUpdates(*Commit, Values, Runner, *Ctx, /*KeepPrepared=*/true,
+                       [&](unsigned Var) { syncSlot(Var); });
+}
+
 int32_t CallFrame::runNode(int32_t Id, int Step) {
   const Apply &N = *Nodes[Id];
+  // The first update in place checks the call before anything is written
+  // over (UpdateCommit.h); the driver runs it after every other Apply.
+  if (Commit && Commit->IsEntry[Id] && NodeStep(Step) == NodeStep::Prepare) {
+    if (!Committed)
+      if (llvm::Error E = commit())
+        return fail(std::move(E));
+    for (const Variable *Out : N.outputs())
+      syncSlot(Out->id());
+    if (Profiler)
+      Profiler->nodeRan(N, Values);
+    return 0;
+  }
+  if (Commit && !Committed && Commit->IsEntry[Id])
+    if (llvm::Error E = commit())
+      return fail(std::move(E));
   materializeInputs(N);
   if (llvm::Error E = Runner.run(N, NodeStep(Step), Values, *Ctx))
     return fail(std::move(E));

@@ -22,6 +22,7 @@
 #include "codegen/StoragePlan.h"
 #include "graphjit/Graph.h"
 #include "link/NodeRunner.h"
+#include "link/UpdateCommit.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include <string>
@@ -35,9 +36,11 @@ class CallFrame {
 public:
   /// Values: the call's values by Variable id (sized already); Nodes: the
   /// Applies by id; Runner runs them outside JIT code; Plan: where the
-  /// planned values live (null: nothing is planned).
+  /// planned values live (null: nothing is planned); Commit: the updates
+  /// in place (null: none), checked when the first of them asks to run.
   CallFrame(std::vector<NDArray> &Values, llvm::ArrayRef<Apply *> Nodes,
-            NodeRunner &Runner, const StoragePlan *Plan);
+            NodeRunner &Runner, const StoragePlan *Plan,
+            const UpdateCommit *Commit = nullptr);
 
   gj_frame *abi() { return &Abi; }
   static CallFrame &of(gj_frame *F) {
@@ -87,6 +90,8 @@ private:
   NodeRunner &Runner;
   const ExecContext *Ctx = nullptr;
   const StoragePlan *Plan;
+  const UpdateCommit *Commit;
+  bool Committed = false; ///< In this call.
   std::vector<gj_storage> Storages; ///< What JIT code reads, by storage.
   /// By storage: its memory, and the values materialized from it (the
   /// value it holds, views of it) since a value was last placed there.
@@ -96,6 +101,7 @@ private:
   std::vector<const Variable *> PlannedVars; ///< By Variable id, or null.
   int32_t fail(llvm::Error E);
   void materializeInputs(const Apply &N);
+  llvm::Error commit();
 };
 
 /// The entry points above, for binding in the JIT (JitEngine::

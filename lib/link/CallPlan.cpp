@@ -4,7 +4,8 @@
 
 using namespace graphjit;
 
-CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S) {
+CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S)
+    : Commit(F, S) {
   std::vector<Variable *> Vars = F.variables();
   NumVars = Vars.size();
   for (Variable *V : F.inputs())
@@ -45,12 +46,7 @@ CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S) {
   for (const Update &U : F.updates())
     MoveUpdate.push_back(U.Value->kind() == Variable::Result &&
                          llvm::count(ResultIds, U.Value->id()) == 1);
-  for (const Update &U : F.updates()) {
-    Shape Want;
-    for (const Dim &D : U.Target->Type.Dims)
-      Want.push_back(D.Size);
-    UpdateShapes.push_back(std::move(Want));
-  }
+  UpdateShapes = Commit.TargetShapes;
 
   // The checks of Function::bindInputs(), in its order, with no sizes
   // given: a symbol is bound where it first appears and checked after.
@@ -107,7 +103,8 @@ CallState::CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes,
   for (auto [Id, Value] : P.Constants)
     Values[Id] = *Value;
   if (Jit) // Syncs the constants' slots, which no call changes.
-    Frame = std::make_unique<CallFrame>(Values, Nodes, Runner, Storage);
+    Frame = std::make_unique<CallFrame>(Values, Nodes, Runner, Storage,
+                                        P.Commit.empty() ? nullptr : &P.Commit);
   for (unsigned Id : P.ClearIds)
     if (!Storage || !Storage->isPlanned(Id))
       ClearIds.push_back(Id);

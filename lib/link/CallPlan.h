@@ -16,6 +16,7 @@
 #include "NodeRunner.h"
 #include "graphjit/Function.h"
 #include "link/CallFrame.h"
+#include "link/UpdateCommit.h"
 #include <memory>
 
 namespace graphjit {
@@ -46,6 +47,8 @@ struct CallPlan {
   /// copy (a node's result that no output or other update also holds),
   /// when the call alone holds its buffer.
   std::vector<bool> MoveUpdate;
+  /// The updates in place, checked before the first of them runs.
+  UpdateCommit Commit;
 
   /// The symbolic dims the inputs bind, in order of first binding.
   std::vector<std::string> Symbols;

@@ -198,6 +198,10 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
   });
   for (unsigned Pos = 0; Pos < Sched.Order.size(); ++Pos) {
     const Apply &N = *Sched.Order[Pos];
+    if (Pos == Plan->Commit.Start && !Plan->Commit.empty())
+      if (Error E = commitUpdates(Plan->Commit, S.Values, S.Runner, Ctx,
+                                  /*KeepPrepared=*/false, [](unsigned) {}))
+        return E;
     uint64_t Start = Profiler ? Profiler->now() : 0;
     if (Memory)
       gj_memory_apply(Memory, N.id());
@@ -319,14 +323,14 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
     const Update &U = Updates[I];
     const NDArray &V = S.Values[U.Value->id()];
     if (V.shape() != Plan->UpdateShapes[I])
-      return llvm::createStringError(
-          U.Loc.str() + ": error: update of '" + U.Target->Name +
-          "' computed shape " + shapeStr(V.shape()) + ", but '" +
-          U.Target->Name + "' is " + U.Target->Type.str());
+      return updateShapeError(U, V.shape());
     // Keep shared values contiguous and independent of any other value:
     // a value the call alone holds becomes the shared value as it is (a
-    // Gemm's output, say: no copy of the weights), others are copied.
-    if (Plan->MoveUpdate[I] && ownsExclusively(S, U.Value->id())) {
+    // Gemm's output, say: no copy of the weights), others are copied. An
+    // update in place is in memory only the shared variable and the call
+    // hold (commitUpdates saw to it).
+    if (Plan->Commit.ByUpdate[I] ||
+        (Plan->MoveUpdate[I] && ownsExclusively(S, U.Value->id()))) {
       Moved[I] = true;
       NewValues.emplace_back();
       continue;

@@ -52,7 +52,8 @@ Expected<double> readNumber(const AttrReader &R, llvm::StringRef Key,
 
 Expected<GemmParams> readParams(const AttrMap &Attrs) {
   AttrReader R("gemm", Attrs);
-  if (Error E = R.checkOnly({"alpha", "beta", "trans_a", "trans_b"}))
+  if (Error E =
+          R.checkOnly({"alpha", "beta", "trans_a", "trans_b", "inplace"}))
     return E;
   GemmParams P;
   Expected<double> Alpha = readNumber(R, "alpha", 1.0);
@@ -67,10 +68,14 @@ Expected<GemmParams> readParams(const AttrMap &Attrs) {
   Expected<bool> TransB = R.getBool("trans_b", false);
   if (!TransB)
     return TransB.takeError();
+  Expected<bool> Inplace = R.getBool("inplace", false);
+  if (!Inplace)
+    return Inplace.takeError();
   P.Alpha = *Alpha;
   P.Beta = *Beta;
   P.TransA = *TransA;
   P.TransB = *TransB;
+  P.Inplace = *Inplace;
   return P;
 }
 
@@ -178,7 +183,7 @@ std::string GemmOp::name() const {
     S += ",trans_a";
   if (P.TransB)
     S += ",trans_b";
-  return S + ",no_inplace}";
+  return S + (P.Inplace ? ",inplace}" : ",no_inplace}");
 }
 
 double GemmOp::flops(llvm::ArrayRef<Shape> In,
@@ -234,6 +239,11 @@ Error GemmOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
     return S.takeError();
   if (Out.size() != 1)
     return opError("internal error: gemm has one output");
+  // In place where c's memory is laid out as the output's would be.
+  if (P.Inplace && In[0].shape() == *S && In[0].isContiguous()) {
+    Out[0] = In[0];
+    return Error::success();
+  }
   return createOutput(Out[0], In[1].dtype(), *S);
 }
 
@@ -281,6 +291,8 @@ void GemmOp::run(const NDArray &C, const NDArray &A, const NDArray &B,
   if (P.Beta == 0) {
     // c is not read: its NaNs and infinities do not reach the result.
     fillWith(Out, 0);
+  } else if (P.Beta == 1 && Out.data() == C.data()) {
+    // In place: c is already there.
   } else {
     const T Beta = T(P.Beta);
     LoopOperand Ops[2] = {{Out.data(), Out.strides()},
@@ -325,6 +337,8 @@ Expected<OpRef> graphjit::makeGemmOp(const GemmParams &P) {
     Attrs["trans_a"] = AttrValue::boolean(true);
   if (P.TransB)
     Attrs["trans_b"] = AttrValue::boolean(true);
+  if (P.Inplace)
+    Attrs["inplace"] = AttrValue::boolean(true);
   return makeGemm(Attrs, 3);
 }
 
@@ -339,5 +353,5 @@ void graphjit::registerGemmOp(OpRegistry &R) {
   R.add(OpSpec{"gemm", 3, 3, makeGemm,
                "beta*c + alpha*dot(op(a), op(b)) in one BLAS call (the "
                "optimizer's gemm/gemv): gemm(c, a, b, alpha=1.0, beta=1.0, "
-               "trans_a=false, trans_b=false)"});
+               "trans_a=false, trans_b=false, inplace=false)"});
 }

@@ -26,10 +26,14 @@ struct GemmParams {
   double Beta = 1.0;
   bool TransA = false;
   bool TransB = false;
+  /// The output is written over c (a shared variable's update in place:
+  /// Theano's Gemm{inplace}); only the shared_update_inplace rewrite sets
+  /// it, and validation says where it may be.
+  bool Inplace = false;
 
   bool operator==(const GemmParams &O) const {
     return Alpha == O.Alpha && Beta == O.Beta && TransA == O.TransA &&
-           TransB == O.TransB;
+           TransB == O.TransB && Inplace == O.Inplace;
   }
 };
 
@@ -47,6 +51,10 @@ public:
   llvm::StringRef className() const override { return "Gemm"; }
   const GemmParams &params() const { return P; }
 
+  OutputAlias outputAlias(unsigned) const override {
+    return P.Inplace ? OutputAlias::inplaceOn(0) : OutputAlias::created();
+  }
+
   /// 2·M·N·K for the product, plus one per output element for each of:
   /// scaling it by alpha (≠ 1), scaling c by beta (∉ {0, 1}), adding c.
   double flops(llvm::ArrayRef<Shape> In,
@@ -60,8 +68,9 @@ public:
   llvm::Expected<std::vector<TensorType>>
   inferTypes(llvm::ArrayRef<TensorType> In) const override;
 
-  /// Checks dtypes and shapes and creates the output; the JIT then calls
-  /// compute() through gj_compute.
+  /// Checks dtypes and shapes and creates the output (in place: c itself,
+  /// when c is contiguous and of the output's shape; else a new array);
+  /// the JIT then calls compute() through gj_compute.
   llvm::Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                       const ExecContext &) const override;
 
@@ -81,7 +90,8 @@ private:
 };
 
 /// The op `gemm` with these parameters, with attributes spelled as the
-/// printer writes them (alpha and beta always, the trans flags when set).
+/// printer writes them (alpha and beta always, the trans flags and inplace
+/// when set).
 /// Errors: a non-finite alpha or beta (the format cannot spell it).
 llvm::Expected<OpRef> makeGemmOp(const GemmParams &P);
 

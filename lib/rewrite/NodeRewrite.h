@@ -68,6 +68,9 @@ std::vector<std::unique_ptr<NodeRewrite>> makeGemmRewrites();
 std::unique_ptr<NodeRewrite> makeElemwiseFusion();
 /// elemwise_inplace: an Elemwise writes over an input that dies with it.
 std::unique_ptr<NodeRewrite> makeElemwiseInplace();
+/// shared_update_inplace: a Gemm or Elemwise computing a shared variable's
+/// update writes it over the old value (Theano's Gemm{inplace}).
+std::unique_ptr<NodeRewrite> makeSharedUpdateInplace();
 /// gpu_placement and gpu_transfer_cut (GpuPlacement.cpp; tag gpu).
 std::vector<std::unique_ptr<NodeRewrite>> makeGpuRewrites();
 

@@ -202,6 +202,9 @@ Pipeline rewrite::standardPipeline() {
     Gemm.push_back(R);
   NodeRewrite *Fusion = Add(makeElemwiseFusion());
   std::vector<NodeRewrite *> Gpu = AddAll(makeGpuRewrites());
+  // An update in place saves a copy, an intermediate's only an
+  // allocation: the first has the first say.
+  NodeRewrite *SharedInplace = Add(makeSharedUpdateInplace());
   NodeRewrite *Inplace = Add(makeElemwiseInplace());
   P.Phases.push_back({"merge1", {Merge}});
   P.Phases.push_back({"canonicalize", std::move(Canonicalize)});
@@ -210,7 +213,7 @@ Pipeline rewrite::standardPipeline() {
   P.Phases.push_back({"fusion", {Fusion}});
   P.Phases.push_back({"merge2", {Merge}});
   P.Phases.push_back({"gpu", std::move(Gpu)});
-  P.Phases.push_back({"inplace", {Inplace}});
+  P.Phases.push_back({"inplace", {SharedInplace, Inplace}});
   return P;
 }
 

@@ -2,6 +2,7 @@
 
 #include "RewriteGraph.h"
 #include "ops/ElemwiseOps.h"
+#include "ops/GemmOp.h"
 #include "graphjit/OpRegistry.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
@@ -212,7 +213,14 @@ std::vector<RNode *> RewriteGraph::order(RNode **OnCycle) const {
   for (const auto &N : Nodes)
     if (!N->Dead)
       Roots.push_back(N.get());
-  std::sort(Roots.begin(), Roots.end(), [](RNode *A, RNode *B) {
+  // Updates in place come last: nothing reads them, and every other
+  // reader of the shared variables they overwrite must run first.
+  std::vector<bool> Last(Nodes.size(), false);
+  for (RNode *N : Roots)
+    Last[N->Id] = overwritesShared(*N);
+  std::sort(Roots.begin(), Roots.end(), [&](RNode *A, RNode *B) {
+    if (Last[A->Id] != Last[B->Id])
+      return bool(Last[B->Id]);
     return A->Position != B->Position ? A->Position < B->Position
                                       : A->Id < B->Id;
   });
@@ -364,10 +372,33 @@ size_t RewriteGraph::constantHash(RValue &C) {
 
 void RewriteGraph::dropInplace() {
   for (const auto &N : Nodes) {
-    const auto *E = llvm::dyn_cast<Elemwise>(&N->op());
-    if (N->Dead || !E || E->inplaceInput() < 0)
+    if (N->Dead)
       continue;
-    N->Op = E->withInplace(-1);
+    if (const auto *E = llvm::dyn_cast<Elemwise>(&N->op())) {
+      if (E->inplaceInput() < 0)
+        continue;
+      N->Op = E->withInplace(-1);
+    } else if (std::optional<GemmParams> P = gemmParams(N->op());
+               P && P->Inplace) {
+      AttrMap Attrs = N->op().attrs();
+      Attrs.erase("inplace");
+      // The attributes came from a valid op: remaking it cannot fail.
+      N->Op = llvm::cantFail(
+          OpRegistry::get().make("gemm", Attrs, N->Inputs.size()));
+    } else {
+      continue;
+    }
     N->OpName = N->Op->name();
   }
+}
+
+bool rewrite::overwritesShared(const RNode &N) {
+  for (unsigned K = 0; K < N.Outputs.size(); ++K) {
+    OutputAlias Al = N.op().outputAlias(K);
+    if (Al.K == OutputAlias::Inplace && Al.Input >= 0 &&
+        size_t(Al.Input) < N.Inputs.size() &&
+        N.Inputs[Al.Input]->Kind == Variable::SharedRead)
+      return true;
+  }
+  return false;
 }

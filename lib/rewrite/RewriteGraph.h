@@ -105,6 +105,10 @@ public:
   std::vector<RNode *> topologicalOrder() const;
   /// The function's inputs.
   llvm::ArrayRef<RValue *> inputs() const { return Inputs; }
+  /// The outputs' and the updates' values as imported (resolve() them);
+  /// update I's target is source().updates()[I].Target.
+  llvm::ArrayRef<RValue *> outputValues() const { return OutputValues; }
+  llvm::ArrayRef<RValue *> updateValues() const { return UpdateValues; }
   /// The symbolic dim names with the input and dim that bind each (the
   /// first input having it).
   const llvm::StringMap<std::pair<RValue *, unsigned>> &boundDims() const {
@@ -130,7 +134,8 @@ public:
   void removeIfUnused(RNode *N);
   /// Drops every Apply that no output or update needs.
   void removeUnreachable();
-  /// Makes every in-place Elemwise write a new buffer (its plain op).
+  /// Makes every in-place Elemwise and Gemm write a new buffer (its plain
+  /// op).
   void dropInplace();
 
   /// Whether two constants have the same dtype, shape and bytes.
@@ -154,6 +159,11 @@ private:
   std::vector<RValue *> UpdateValues;
   llvm::StringMap<std::pair<RValue *, unsigned>> BoundDims;
 };
+
+/// Whether N writes its output over a shared variable it reads (a shared
+/// variable's update in place; graphjit::sharedInputOverwritten): such
+/// Applies are written after all others.
+bool overwritesShared(const RNode &N);
 
 /// "Apply 3 (Elemwise{sqr,no_inplace}, at f.graph:7, made by
 /// pow_specialize)": how errors name an Apply.

@@ -45,12 +45,69 @@ Error invalid(const FunctionGraph &F, const llvm::Twine &Why) {
                                  "' is not valid: " + Why);
 }
 
+/// The variable whose memory V is: V, or what it views or was written
+/// over, followed back.
+const Variable *memoryRoot(const Variable *V) {
+  while (V->kind() == Variable::Result) {
+    const Apply *P = V->owner();
+    OutputAlias A = P->op().outputAlias(V->outputIndex());
+    if (A.K == OutputAlias::Created || A.Input < 0 ||
+        size_t(A.Input) >= P->inputs().size())
+      break;
+    V = P->inputs()[A.Input];
+  }
+  return V;
+}
+
+/// An Apply that writes over a shared variable (its update in place,
+/// docs/architecture.md) makes that variable's new value and nothing
+/// else reads it; no output or other update is the variable's memory; it
+/// reads that memory in no other slot (an Elemwise may read the variable
+/// itself again: each element is read before it is written); and no other
+/// update in place reads that memory. Order is checked by the caller.
+Error checkSharedOverwrite(const FunctionGraph &F, const Apply &A,
+                           unsigned Out, unsigned Slot,
+                           const llvm::DenseMap<const Variable *, unsigned> &Reads,
+                           const std::string &Which) {
+  const Variable *V = A.inputs()[Slot];
+  const Variable *O = A.outputs()[Out];
+  bool Updates = llvm::any_of(F.updates(), [&](const Update &U) {
+    return U.Value == O && U.Target == V->shared();
+  });
+  if (!Updates || Reads.lookup(O) != 1)
+    return invalid(F, Which + "a shared variable, but its result is not "
+                              "that variable's update alone");
+  for (unsigned K = 0; K < A.inputs().size(); ++K) {
+    const Variable *In = A.inputs()[K];
+    if (K != Slot && memoryRoot(In) == V &&
+        (In != V || A.op().kind() != OpKind::Elemwise))
+      return invalid(F, Which + "a shared variable it also reads in input " +
+                            llvm::Twine(K));
+  }
+  for (const Variable *Res : F.outputs())
+    if (memoryRoot(Res) == V)
+      return invalid(F, Which + "a shared variable that is also an output "
+                                "(or viewed by one)");
+  for (const Update &U : F.updates())
+    if (U.Value != O && memoryRoot(U.Value) == V)
+      return invalid(F, Which + "a shared variable that is also another "
+                                "update's value (or viewed by it)");
+  for (const Apply *M : F.applies())
+    if (M != &A && sharedInputOverwritten(*M) >= 0 &&
+        llvm::any_of(M->inputs(),
+                     [&](const Variable *In) { return memoryRoot(In) == V; }))
+      return invalid(F, Which + "a shared variable that " + describe(*M) +
+                                ", another update in place, reads");
+  return Error::success();
+}
+
 /// Every input an Apply writes over is a result of the function's own, not
 /// a view of another value's memory, read by that Apply alone (an
 /// element-wise op reads each element of all its slots before writing it),
 /// and neither an output nor an update: anything else would see it
-/// change (the caller's array, a constant, a shared variable, a value read
-/// later).
+/// change (the caller's array, a constant, a value read later). The one
+/// exception is a shared variable's update in place (above), which runs
+/// after every other Apply.
 Error checkDestroyed(const FunctionGraph &F) {
   llvm::DenseMap<const Variable *, unsigned> Reads;
   for (const Apply *A : F.applies())
@@ -60,7 +117,17 @@ Error checkDestroyed(const FunctionGraph &F) {
     ++Reads[Out];
   for (const Update &U : F.updates())
     ++Reads[U.Value];
-  for (const Apply *A : F.applies())
+  const Apply *FirstInPlaceUpdate = nullptr;
+  for (const Apply *A : F.applies()) {
+    if (sharedInputOverwritten(*A) >= 0) {
+      if (!FirstInPlaceUpdate)
+        FirstInPlaceUpdate = A;
+    } else if (FirstInPlaceUpdate) {
+      return invalid(F, describe(*A) + " comes after " +
+                            describe(*FirstInPlaceUpdate) +
+                            ", which updates a shared variable in place: "
+                            "such updates must come after every other Apply");
+    }
     for (unsigned K = 0; K < A->outputs().size(); ++K) {
       OutputAlias Al = A->op().outputAlias(K);
       if (Al.K != OutputAlias::Inplace)
@@ -71,19 +138,24 @@ Error checkDestroyed(const FunctionGraph &F) {
       const Variable *V = A->inputs()[Al.Input];
       std::string Which = describe(*A) + " overwrites its input " +
                           std::to_string(Al.Input) + " (" + V->displayName() +
-                          "), ";
+                          "), which is ";
+      if (V->kind() == Variable::SharedRead) {
+        if (Error E = checkSharedOverwrite(F, *A, K, Al.Input, Reads, Which))
+          return E;
+        continue;
+      }
       if (V->kind() != Variable::Result)
-        return invalid(F, Which + "which is " +
-                              (V->kind() == Variable::Input ? "an input of the function"
-                               : V->kind() == Variable::Constant ? "a constant"
-                                                                 : "a shared variable"));
+        return invalid(F, Which + (V->kind() == Variable::Input
+                                       ? "an input of the function"
+                                       : "a constant"));
       if (V->owner()->op().outputAlias(V->outputIndex()).K == OutputAlias::View)
-        return invalid(F, Which + "which is a view of another value");
+        return invalid(F, Which + "a view of another value");
       // Its own other slots read each element before it is written.
       if (Reads.lookup(V) != llvm::count(A->inputs(), V))
-        return invalid(F, Which + "which is read elsewhere too (or is an "
+        return invalid(F, Which + "read elsewhere too (or is an "
                                   "output or an update)");
     }
+  }
   return Error::success();
 }
 

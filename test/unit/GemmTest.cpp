@@ -217,7 +217,7 @@ TEST(Gemm, StaticErrors) {
             "false, not '1'");
   EXPECT_NE(makeError("gemm", {{"gamma", real(1)}}, 3)
                 .find("attr:gamma: op 'gemm' has no attribute 'gamma' (it "
-                      "takes: alpha, beta, trans_a, trans_b)"),
+                      "takes: alpha, beta, trans_a, trans_b, inplace)"),
             std::string::npos);
   EXPECT_NE(makeError("gemm", {}, 2).find("takes 3 inputs"),
             std::string::npos);
