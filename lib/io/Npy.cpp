@@ -9,7 +9,7 @@
 #include "graphjit/Npy.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "graph/FileReader.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstring>
 
@@ -119,7 +119,21 @@ private:
 };
 } // namespace
 
-Expected<NDArray> graphjit::parseNpy(StringRef Bytes, StringRef Name) {
+namespace {
+/// What an .npy header says: the dtype, the shape, and where the data
+/// starts and how many bytes it has.
+struct NpyLayout {
+  DType T;
+  Shape Dims;
+  size_t DataStart;
+  uint64_t DataBytes;
+};
+
+/// The bytes of the magic string, the version and the header's length.
+constexpr size_t NpyPreamble = 12;
+
+/// Reads the header at the start of Bytes (which need not hold the data).
+Expected<NpyLayout> parseHeader(StringRef Bytes, StringRef Name) {
   if (!Bytes.starts_with("\x93NUMPY"))
     return npyError(Name, "it does not start with the .npy magic string");
   if (Bytes.size() < 10)
@@ -200,32 +214,101 @@ Expected<NDArray> graphjit::parseNpy(StringRef Bytes, StringRef Name) {
   Expected<int64_t> N = checkedNumElements(*Dims, dtypeSize(*T));
   if (!N)
     return npyError(Name, llvm::toString(N.takeError()));
-  size_t DataStart = Start + HeaderLen;
-  uint64_t Want = uint64_t(*N) * dtypeSize(*T);
-  uint64_t Have = Bytes.size() - DataStart;
+  return NpyLayout{*T, *Dims, Start + HeaderLen,
+                   uint64_t(*N) * dtypeSize(*T)};
+}
+
+llvm::Error sizeError(const NpyLayout &L, uint64_t Have, StringRef Name) {
+  return npyError(Name, "the shape " + shapeStr(L.Dims) + " of " +
+                            dtypeName(L.T) + " needs " +
+                            llvm::Twine(L.DataBytes) +
+                            " bytes of data, the file has " +
+                            llvm::Twine(Have));
+}
+
+/// Bools are any non-zero byte: keep them 0 or 1.
+void normalizeBools(NDArray &A) {
+  if (A.dtype() == DType::Bool)
+    for (int64_t I = 0; I < A.numElements(); ++I)
+      A.data()[I] = A.data()[I] != 0;
+}
+} // namespace
+
+Expected<NDArray> graphjit::parseNpy(StringRef Bytes, StringRef Name) {
+  Expected<NpyLayout> L = parseHeader(Bytes, Name);
+  if (!L)
+    return L.takeError();
+  uint64_t Want = L->DataBytes, Have = Bytes.size() - L->DataStart;
   if (Have != Want)
-    return npyError(Name, "the shape " + shapeStr(*Dims) + " of " +
-                              dtypeName(*T) + " needs " + llvm::Twine(Want) +
-                              " bytes of data, the file has " +
-                              llvm::Twine(Have));
+    return sizeError(*L, Have, Name);
+  const auto *T = &L->T;
+  const auto *Dims = &L->Dims;
+  size_t DataStart = L->DataStart;
   Expected<NDArray> A = NDArray::create(*T, *Dims);
   if (!A)
     return A.takeError();
   if (Want)
     std::memcpy(A->data(), Bytes.data() + DataStart, Want);
-  if (*T == DType::Bool) // Any non-zero byte is True; keep bools 0 or 1.
-    for (uint64_t I = 0; I < Want; ++I)
-      A->data()[I] = A->data()[I] != 0;
+  normalizeBools(*A);
   return A;
 }
 
 Expected<NDArray> graphjit::readNpy(StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!Buf)
-    return llvm::createStringError("cannot read '" + Path +
-                                   "': " + Buf.getError().message());
-  return parseNpy((*Buf)->getBuffer(), Path);
+  // The header first, then exactly the data it announces, read into the
+  // array: a stream that is not an .npy file (/dev/zero) fails at its
+  // first bytes, and nothing is read beyond what the header allows.
+  Expected<FileReader> R = FileReader::open(Path, "read");
+  if (!R)
+    return R.takeError();
+  std::string Head;
+  if (llvm::Error E = R->append(Head, NpyPreamble))
+    return E;
+  if (Head.size() >= 10 && StringRef(Head).starts_with("\x93NUMPY")) {
+    size_t Len = (unsigned char)Head[8] | (unsigned char)Head[9] << 8,
+           Start = 10;
+    if (Head[6] != 1 && Head.size() == NpyPreamble) {
+      Len = 0;
+      for (int I = 3; I >= 0; --I)
+        Len = Len << 8 | (unsigned char)Head[8 + I];
+      Start = 12;
+    }
+    // A version 2 or 3 header is at most 4 GiB by its format; no real one
+    // nears the 1 MiB read here.
+    if (Start + Len > Head.size())
+      if (llvm::Error E = R->append(Head, std::min<size_t>(Start + Len - Head.size(),
+                                                     size_t(1) << 20)))
+        return E;
+  }
+  Expected<NpyLayout> L = parseHeader(Head, Path);
+  if (!L)
+    return L.takeError();
+  // The header may have been read with some data after it.
+  uint64_t Extra = Head.size() - L->DataStart;
+  if (std::optional<uint64_t> Size = R->regularSize())
+    if (*Size - L->DataStart != L->DataBytes)
+      return sizeError(*L, *Size - L->DataStart, Path);
+  Expected<NDArray> A = NDArray::create(L->T, L->Dims);
+  if (!A)
+    return A.takeError();
+  uint64_t Copied = std::min(Extra, L->DataBytes);
+  if (Copied)
+    std::memcpy(A->data(), Head.data() + L->DataStart, Copied);
+  Expected<uint64_t> Got = R->read(A->data() + Copied, L->DataBytes - Copied);
+  if (!Got)
+    return Got.takeError();
+  char More;
+  Expected<uint64_t> After = R->read(&More, 1);
+  if (!After)
+    return After.takeError();
+  if (Extra > L->DataBytes || *After)
+    return npyError(Path, "the shape " + shapeStr(L->Dims) + " of " +
+                              dtypeName(L->T) + " needs " +
+                              llvm::Twine(L->DataBytes) +
+                              " bytes of data, the file has more");
+  if (Copied + *Got != L->DataBytes)
+    return sizeError(*L, Copied + *Got, Path);
+  normalizeBools(*A);
+  return A;
 }
 
 std::string graphjit::formatNpy(const NDArray &A) {

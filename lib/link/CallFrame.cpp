@@ -192,23 +192,17 @@ llvm::Error CallFrame::commit() {
 int32_t CallFrame::runNode(int32_t Id, int Step) {
   const Apply &N = *Nodes[Id];
   // The first update in place checks the call before anything is written
-  // over (UpdateCommit.h); the driver runs it after every other Apply.
-  if (Commit && Commit->IsEntry[Id] && NodeStep(Step) == NodeStep::Prepare) {
-    if (!Committed)
-      if (llvm::Error E = commit())
-        return fail(std::move(E));
-    for (const Variable *Out : N.outputs())
-      syncSlot(Out->id());
-    if (Profiler)
-      Profiler->nodeRan(N, Values);
-    return 0;
-  }
-  if (Commit && !Committed && Commit->IsEntry[Id])
+  // over (UpdateCommit.h; the driver runs them after every other Apply),
+  // and prepares them all: their gj_prepare has nothing left to do.
+  bool IsEntry = Commit && Commit->IsEntry[Id];
+  if (IsEntry && !Committed)
     if (llvm::Error E = commit())
       return fail(std::move(E));
-  materializeInputs(N);
-  if (llvm::Error E = Runner.run(N, NodeStep(Step), Values, *Ctx))
-    return fail(std::move(E));
+  if (!IsEntry || NodeStep(Step) != NodeStep::Prepare) {
+    materializeInputs(N);
+    if (llvm::Error E = Runner.run(N, NodeStep(Step), Values, *Ctx))
+      return fail(std::move(E));
+  }
   for (const Variable *Out : N.outputs())
     syncSlot(Out->id());
   if (Profiler)
