@@ -104,6 +104,12 @@ private:
   Value resolve(llvm::StringRef Name, SMLoc Loc);
   Value eval(const Expr &E);
   Variable *materialize(const Value &V);
+  /// A call's arguments as variables; false if one failed (reported).
+  bool evalArgs(const Expr &E, std::vector<Variable *> &Ins);
+  /// The Apply of call E on Ins (its errors reported: false, null).
+  bool applyCall(const Expr &E, llvm::ArrayRef<Variable *> Ins,
+                 std::vector<Variable *> &Outs);
+  Variable *applySingle(const Expr &E, llvm::ArrayRef<Variable *> Ins);
   bool evalCall(const Expr &E, std::vector<Variable *> &Outs);
   Variable *evalSingle(const Expr &E);
   void reportApplyError(const Expr &E, llvm::Error Err);
@@ -318,7 +324,7 @@ void FunctionSema::reportApplyError(const Expr &E, llvm::Error Err) {
       });
 }
 
-bool FunctionSema::evalCall(const Expr &E, std::vector<Variable *> &Outs) {
+bool FunctionSema::evalArgs(const Expr &E, std::vector<Variable *> &Ins) {
   std::vector<Value> Args;
   bool OK = true;
   for (const auto &A : E.Args) {
@@ -327,9 +333,13 @@ bool FunctionSema::evalCall(const Expr &E, std::vector<Variable *> &Outs) {
   }
   if (!OK)
     return false;
-  std::vector<Variable *> Ins;
   for (const Value &V : Args)
     Ins.push_back(materialize(V));
+  return true;
+}
+
+bool FunctionSema::applyCall(const Expr &E, llvm::ArrayRef<Variable *> Ins,
+                             std::vector<Variable *> &Outs) {
   AttrMap Attrs;
   for (const AttrArg &A : E.Attrs)
     Attrs[A.Key] = A.Value;
@@ -343,9 +353,15 @@ bool FunctionSema::evalCall(const Expr &E, std::vector<Variable *> &Outs) {
   return true;
 }
 
-Variable *FunctionSema::evalSingle(const Expr &E) {
+bool FunctionSema::evalCall(const Expr &E, std::vector<Variable *> &Outs) {
+  std::vector<Variable *> Ins;
+  return evalArgs(E, Ins) && applyCall(E, Ins, Outs);
+}
+
+Variable *FunctionSema::applySingle(const Expr &E,
+                                    llvm::ArrayRef<Variable *> Ins) {
   std::vector<Variable *> Outs;
-  if (!evalCall(E, Outs))
+  if (!applyCall(E, Ins, Outs))
     return nullptr;
   if (Outs.size() != 1) {
     Diags.error(E.Loc, "op '" + E.Name + "' has " + llvm::Twine(Outs.size()) +
@@ -355,6 +371,11 @@ Variable *FunctionSema::evalSingle(const Expr &E) {
     return nullptr;
   }
   return Outs[0];
+}
+
+Variable *FunctionSema::evalSingle(const Expr &E) {
+  std::vector<Variable *> Ins;
+  return evalArgs(E, Ins) ? applySingle(E, Ins) : nullptr;
 }
 
 void FunctionSema::evaluate(unsigned I) {
@@ -425,23 +446,18 @@ void FunctionSema::evaluateUpdate(const Stmt &S) {
     return;
   }
   const Expr &E = *S.Value;
-  if (E.K == Expr::Call &&
-      llvm::any_of(E.Attrs, [](const AttrArg &A) { return A.Key == "inplace"; })) {
+  auto IsInplace = [](const AttrArg &A) { return A.Key == "inplace"; };
+  if (E.K == Expr::Call && llvm::any_of(E.Attrs, IsInplace)) {
     DeferredUpdate D{&S, {}};
-    bool OK = true;
-    for (const auto &A : E.Args) {
-      Value V = eval(*A);
-      OK &= bool(V);
-      D.Ins.push_back(V ? materialize(V) : nullptr);
-    }
-    if (OK)
+    if (evalArgs(E, D.Ins))
       Deferred.push_back(std::move(D));
     return;
   }
   Value V = eval(E);
   if (!V)
     return;
-  if (llvm::Error Err = B.update(Target.Name, materialize(V), toLoc(Target.Loc)))
+  if (llvm::Error Err =
+          B.update(Target.Name, materialize(V), toLoc(Target.Loc)))
     Diags.error(E.Loc, llvm::toString(std::move(Err)));
 }
 
@@ -449,24 +465,9 @@ void FunctionSema::finishDeferredUpdates() {
   for (const DeferredUpdate &D : Deferred) {
     const Expr &E = *D.S->Value;
     const NameRef &Target = D.S->Names[0];
-    AttrMap Attrs;
-    for (const AttrArg &A : E.Attrs)
-      Attrs[A.Key] = A.Value;
-    llvm::Expected<std::vector<Variable *>> R =
-        B.applyMulti(E.Name, D.Ins, Attrs, toLoc(E.Loc));
-    if (!R) {
-      reportApplyError(E, R.takeError());
-      continue;
-    }
-    if (R->size() != 1) {
-      Diags.error(E.Loc, "op '" + E.Name + "' has " +
-                             llvm::Twine(R->size()) +
-                             " outputs; an update takes one value");
-      continue;
-    }
-    if (llvm::Error Err =
-            B.update(Target.Name, R->front(), toLoc(Target.Loc)))
-      Diags.error(E.Loc, llvm::toString(std::move(Err)));
+    if (Variable *V = applySingle(E, D.Ins))
+      if (llvm::Error Err = B.update(Target.Name, V, toLoc(Target.Loc)))
+        Diags.error(E.Loc, llvm::toString(std::move(Err)));
   }
 }
 

@@ -1,4 +1,4 @@
-//===- FileReader.h - Reading a file no further than its format allows -*- C++ -*-===//
+//===- FileReader.h - Reading no further than a format allows --*- C++ -*-===//
 //
 // MemoryBuffer reads a file whole before anyone looks at it, so an endless
 // stream (/dev/zero, /dev/urandom, a pipe) exhausts memory. The readers of

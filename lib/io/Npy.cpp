@@ -132,28 +132,35 @@ struct NpyLayout {
 /// The bytes of the magic string, the version and the header's length.
 constexpr size_t NpyPreamble = 12;
 
-/// Reads the header at the start of Bytes (which need not hold the data).
-Expected<NpyLayout> parseHeader(StringRef Bytes, StringRef Name) {
+/// Where the header dict is (its start and length), as the magic string,
+/// the version and the length field at the start of Bytes say.
+Expected<std::pair<size_t, size_t>> headerSpan(StringRef Bytes,
+                                               StringRef Name) {
   if (!Bytes.starts_with("\x93NUMPY"))
     return npyError(Name, "it does not start with the .npy magic string");
   if (Bytes.size() < 10)
     return npyError(Name, "the header is truncated");
   unsigned Major = (unsigned char)Bytes[6];
-  size_t HeaderLen, Start;
-  if (Major == 1) {
-    HeaderLen = (unsigned char)Bytes[8] | (unsigned char)Bytes[9] << 8;
-    Start = 10;
-  } else if (Major == 2 || Major == 3) {
-    if (Bytes.size() < 12)
-      return npyError(Name, "the header is truncated");
-    HeaderLen = 0;
-    for (int I = 3; I >= 0; --I)
-      HeaderLen = HeaderLen << 8 | (unsigned char)Bytes[8 + I];
-    Start = 12;
-  } else {
+  if (Major == 1)
+    return std::pair<size_t, size_t>(
+        10, (unsigned char)Bytes[8] | (unsigned char)Bytes[9] << 8);
+  if (Major != 2 && Major != 3)
     return npyError(Name, "format version " + llvm::Twine(Major) +
                               " is not one of 1, 2, 3");
-  }
+  if (Bytes.size() < 12)
+    return npyError(Name, "the header is truncated");
+  size_t HeaderLen = 0;
+  for (int I = 3; I >= 0; --I)
+    HeaderLen = HeaderLen << 8 | (unsigned char)Bytes[8 + I];
+  return std::pair<size_t, size_t>(12, HeaderLen);
+}
+
+/// Reads the header at the start of Bytes (which need not hold the data).
+Expected<NpyLayout> parseHeader(StringRef Bytes, StringRef Name) {
+  Expected<std::pair<size_t, size_t>> Span = headerSpan(Bytes, Name);
+  if (!Span)
+    return Span.takeError();
+  auto [Start, HeaderLen] = *Span;
   if (HeaderLen > Bytes.size() - Start)
     return npyError(Name, "the header is truncated");
   StringRef Header = Bytes.substr(Start, HeaderLen);
@@ -263,22 +270,16 @@ Expected<NDArray> graphjit::readNpy(StringRef Path) {
   std::string Head;
   if (llvm::Error E = R->append(Head, NpyPreamble))
     return E;
-  if (Head.size() >= 10 && StringRef(Head).starts_with("\x93NUMPY")) {
-    size_t Len = (unsigned char)Head[8] | (unsigned char)Head[9] << 8,
-           Start = 10;
-    if (Head[6] != 1 && Head.size() == NpyPreamble) {
-      Len = 0;
-      for (int I = 3; I >= 0; --I)
-        Len = Len << 8 | (unsigned char)Head[8 + I];
-      Start = 12;
-    }
-    // A version 2 or 3 header is at most 4 GiB by its format; no real one
-    // nears the 1 MiB read here.
-    if (Start + Len > Head.size())
-      if (llvm::Error E = R->append(Head, std::min<size_t>(Start + Len - Head.size(),
-                                                     size_t(1) << 20)))
-        return E;
-  }
+  Expected<std::pair<size_t, size_t>> Span = headerSpan(Head, Path);
+  if (!Span)
+    return Span.takeError();
+  // A version 2 or 3 header may announce up to 4 GiB; no real one nears
+  // the 1 MiB read here (a longer one is reported truncated).
+  size_t HeaderEnd = Span->first + Span->second;
+  if (HeaderEnd > Head.size())
+    if (llvm::Error E = R->append(
+            Head, std::min<size_t>(HeaderEnd - Head.size(), size_t(1) << 20)))
+      return E;
   Expected<NpyLayout> L = parseHeader(Head, Path);
   if (!L)
     return L.takeError();

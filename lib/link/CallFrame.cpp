@@ -185,7 +185,7 @@ llvm::Error CallFrame::commit() {
     materializeInputs(*E.Node);
   materialize(Commit->ValueIds);
   // The entries are prepared here, once: their thunks then only compute.
-  return commitUpdates(*Commit, Values, Runner, *Ctx, /*KeepPrepared=*/true,
+  return commitUpdates(*Commit, Values, Runner, *Ctx,
                        [&](unsigned Var) { syncSlot(Var); });
 }
 

@@ -46,7 +46,6 @@ CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S)
   for (const Update &U : F.updates())
     MoveUpdate.push_back(U.Value->kind() == Variable::Result &&
                          llvm::count(ResultIds, U.Value->id()) == 1);
-  UpdateShapes = Commit.TargetShapes;
 
   // The checks of Function::bindInputs(), in its order, with no sizes
   // given: a symbol is bound where it first appears and checked after.

@@ -41,8 +41,6 @@ struct CallPlan {
   std::vector<bool> MoveOutput;
   /// By position in the schedule: the values allow_gc frees after it.
   std::vector<std::vector<unsigned>> ReleaseAfter;
-  /// By update: the shape of its target.
-  std::vector<Shape> UpdateShapes;
   /// By update: whether its value may become the shared value without a
   /// copy (a node's result that no output or other update also holds),
   /// when the call alone holds its buffer.

@@ -198,9 +198,9 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
   });
   for (unsigned Pos = 0; Pos < Sched.Order.size(); ++Pos) {
     const Apply &N = *Sched.Order[Pos];
-    if (Pos == Plan->Commit.Start && !Plan->Commit.empty())
+    if (Pos == Plan->Commit.Start)
       if (Error E = commitUpdates(Plan->Commit, S.Values, S.Runner, Ctx,
-                                  /*KeepPrepared=*/false, [](unsigned) {}))
+                                  [](unsigned) {}))
         return E;
     uint64_t Start = Profiler ? Profiler->now() : 0;
     if (Memory)
@@ -322,7 +322,7 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
   for (unsigned I = 0; I < Updates.size(); ++I) {
     const Update &U = Updates[I];
     const NDArray &V = S.Values[U.Value->id()];
-    if (V.shape() != Plan->UpdateShapes[I])
+    if (V.shape() != Plan->Commit.TargetShapes[I])
       return updateShapeError(U, V.shape());
     // Keep shared values contiguous and independent of any other value:
     // a value the call alone holds becomes the shared value as it is (a

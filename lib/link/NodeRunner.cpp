@@ -101,28 +101,6 @@ Error NodeRunner::run(const Apply &N, NodeStep Step,
   return E;
 }
 
-Error NodeRunner::check(const Apply &N, const std::vector<NDArray> &Values,
-                        const ExecContext &Ctx, std::vector<Shape> &OutShapes) {
-  Args &A = argsFor(N, Values);
-  for (NDArray &Out : A.Out)
-    Out.dropBuffer();
-  ExecContext NodeCtx = Ctx;
-  NodeCtx.Node = &N;
-  Error E = N.op().prepare(A.In, A.Out, NodeCtx);
-  if (!E)
-    E = checkOutputs(N, A.Out, Values);
-  else
-    E = nodeError(N, Values, llvm::toString(std::move(E)));
-  OutShapes.clear();
-  for (NDArray &Out : A.Out) {
-    OutShapes.push_back(Out.shape());
-    Out.dropBuffer();
-  }
-  for (NDArray &In : A.In)
-    In.dropBuffer();
-  return E;
-}
-
 Error NodeRunner::compute(const Apply &N, std::vector<NDArray> &Values,
                           const ExecContext &Ctx) {
   Args &A = argsFor(N, Values);

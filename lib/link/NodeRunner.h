@@ -32,10 +32,6 @@ public:
   /// Runs Step of N on Values and stores its outputs there.
   llvm::Error run(const Apply &N, NodeStep Step, std::vector<NDArray> &Values,
                   const ExecContext &Ctx);
-  /// Runs N's prepare() only to learn whether N would run (its checks), and
-  /// with what output shapes; keeps nothing.
-  llvm::Error check(const Apply &N, const std::vector<NDArray> &Values,
-                    const ExecContext &Ctx, std::vector<Shape> &OutShapes);
   /// Runs N's compute() on the outputs prepare() made.
   llvm::Error compute(const Apply &N, std::vector<NDArray> &Values,
                       const ExecContext &Ctx);

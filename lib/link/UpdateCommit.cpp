@@ -38,11 +38,10 @@ llvm::Error graphjit::updateShapeError(const Update &U, const Shape &Got) {
       "' is " + U.Target->Type.str());
 }
 
-llvm::Error graphjit::commitUpdates(const UpdateCommit &C,
-                                    std::vector<NDArray> &Values,
-                                    NodeRunner &Runner, const ExecContext &Ctx,
-                                    bool KeepPrepared,
-                                    llvm::function_ref<void(unsigned)> Changed) {
+llvm::Error
+graphjit::commitUpdates(const UpdateCommit &C, std::vector<NDArray> &Values,
+                        NodeRunner &Runner, const ExecContext &Ctx,
+                        llvm::function_ref<void(unsigned)> Changed) {
   llvm::ArrayRef<Update> Updates = C.Graph.updates();
   for (unsigned I = 0; I < Updates.size(); ++I)
     if (!C.ByUpdate[I]) {
@@ -62,22 +61,12 @@ llvm::Error graphjit::commitUpdates(const UpdateCommit &C,
     Old = Old.copy();
     Changed(E.Target);
   }
-  std::vector<Shape> OutShapes;
   for (const UpdateCommit::InPlace &E : C.Entries) {
-    const Apply &N = *E.Node;
-    if (KeepPrepared) {
-      if (llvm::Error Err = Runner.run(N, NodeStep::Prepare, Values, Ctx))
-        return Err;
-      OutShapes.clear();
-      for (const Variable *Out : N.outputs())
-        OutShapes.push_back(Values[Out->id()].shape());
-    } else if (llvm::Error Err = Runner.check(N, Values, Ctx, OutShapes)) {
+    if (llvm::Error Err = Runner.run(*E.Node, NodeStep::Prepare, Values, Ctx))
       return Err;
-    }
-    unsigned Out = llvm::find(N.outputs(), Updates[E.Update].Value) -
-                   N.outputs().begin();
-    if (OutShapes[Out] != C.TargetShapes[E.Update])
-      return updateShapeError(Updates[E.Update], OutShapes[Out]);
+    const NDArray &New = Values[C.ValueIds[E.Update]];
+    if (New.shape() != C.TargetShapes[E.Update])
+      return updateShapeError(Updates[E.Update], New.shape());
   }
   return llvm::Error::success();
 }

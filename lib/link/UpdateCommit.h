@@ -37,8 +37,8 @@ struct UpdateCommit {
     unsigned Update;
   };
   std::vector<InPlace> Entries;
-  /// The schedule position of the first entry (the rest follow it); the
-  /// schedule's length when there is none.
+  /// The schedule position of the first entry (the rest follow it); past
+  /// the schedule's end when there is none.
   unsigned Start = 0;
   /// By Apply id: whether it is an entry.
   std::vector<bool> IsEntry;
@@ -58,12 +58,11 @@ llvm::Error updateShapeError(const Update &U, const Shape &Got);
 /// The checks above, run once per call right before the first update in
 /// place. Values: the call's values, those the checks read made arrays
 /// (inputs of the entries, the other updates' values); Changed(Var) is told
-/// when Values[Var] was replaced by a copy. KeepPrepared: the entries'
-/// outputs prepare() made stay in Values (JIT code computes them next);
-/// otherwise they are dropped (perform() makes them again).
+/// when Values[Var] was replaced by a copy. The entries' outputs prepare()
+/// made stay in Values: JIT code computes them next (the interpreter's
+/// perform() makes them anew).
 llvm::Error commitUpdates(const UpdateCommit &C, std::vector<NDArray> &Values,
                           NodeRunner &Runner, const ExecContext &Ctx,
-                          bool KeepPrepared,
                           llvm::function_ref<void(unsigned)> Changed);
 
 } // namespace graphjit

@@ -94,8 +94,13 @@ public:
       : NodeRewrite("shared_update_inplace", {"inplace", "fast_run"}) {}
 
   llvm::Expected<Reps> apply(RewriteGraph &G, RNode &N) override {
+    // Cheap tests first: most Applies read no shared variable.
+    auto IsShared = [](const RValue *V) {
+      return V->Kind == Variable::SharedRead;
+    };
     if (N.Outputs.size() != 1 || N.Outputs[0]->Uses != 1 ||
-        overwritesShared(N))
+        !llvm::any_of(N.Inputs, IsShared) ||
+        (!gemmParams(N.op()) && !elemwiseOp(N)) || overwritesShared(N))
       return Reps{};
     RValue *Out = N.Outputs[0];
     std::optional<unsigned> Update = updateOf(G, Out);

@@ -65,10 +65,11 @@ const Variable *memoryRoot(const Variable *V) {
 /// reads that memory in no other slot (an Elemwise may read the variable
 /// itself again: each element is read before it is written); and no other
 /// update in place reads that memory. Order is checked by the caller.
+using ReadCounts = llvm::DenseMap<const Variable *, unsigned>;
+
 Error checkSharedOverwrite(const FunctionGraph &F, const Apply &A,
                            unsigned Out, unsigned Slot,
-                           const llvm::DenseMap<const Variable *, unsigned> &Reads,
-                           const std::string &Which) {
+                           const ReadCounts &Reads, const std::string &Which) {
   const Variable *V = A.inputs()[Slot];
   const Variable *O = A.outputs()[Out];
   bool Updates = llvm::any_of(F.updates(), [&](const Update &U) {
@@ -109,7 +110,7 @@ Error checkSharedOverwrite(const FunctionGraph &F, const Apply &A,
 /// exception is a shared variable's update in place (above), which runs
 /// after every other Apply.
 Error checkDestroyed(const FunctionGraph &F) {
-  llvm::DenseMap<const Variable *, unsigned> Reads;
+  ReadCounts Reads;
   for (const Apply *A : F.applies())
     for (const Variable *In : A->inputs())
       ++Reads[In];

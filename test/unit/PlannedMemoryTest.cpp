@@ -11,10 +11,12 @@
 
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
+#include "StructuralOpsTestUtil.h"
 #include "gtest/gtest.h"
 #include <cmath>
 
 using namespace graphjit;
+using namespace graphjit::testutil;
 
 namespace {
 
@@ -41,20 +43,6 @@ std::unique_ptr<Function> compile(FunctionGraph &F, bool Plan = true) {
   return std::move(*Fn);
 }
 
-NDArray vec(std::vector<double> V) {
-  NDArray A = NDArray::zeros(DType::F64, {int64_t(V.size())});
-  for (size_t I = 0; I < V.size(); ++I)
-    A.dataAs<double>()[I] = V[I];
-  return A;
-}
-
-std::vector<double> values(const NDArray &A) {
-  std::vector<double> V;
-  for (int64_t I = 0; I < A.numElements(); ++I)
-    V.push_back(A.getDouble(I));
-  return V;
-}
-
 } // namespace
 
 TEST(PlannedMemory, ResultsSurviveLaterCallsAndStoragesAreReused) {
@@ -66,10 +54,10 @@ TEST(PlannedMemory, ResultsSurviveLaterCallsAndStoragesAreReused) {
   auto Fn = compile(*M->functions().front());
   ASSERT_TRUE(Fn);
   ASSERT_TRUE(Fn->isCompiled(0) && Fn->isCompiled(1));
-  auto First = Fn->call({vec({1, 2, 3})});
+  auto First = Fn->call({f64Vector({1, 2, 3})});
   ASSERT_TRUE(bool(First)) << llvm::toString(First.takeError());
   // The caller keeps the first result: the second call must not write it.
-  auto Second = Fn->call({vec({10, 20, 30})});
+  auto Second = Fn->call({f64Vector({10, 20, 30})});
   ASSERT_TRUE(bool(Second)) << llvm::toString(Second.takeError());
   EXPECT_EQ(values((*First)[0]), (std::vector<double>{3, 5, 7}));
   EXPECT_EQ(values((*Second)[0]), (std::vector<double>{21, 41, 61}));
@@ -77,15 +65,15 @@ TEST(PlannedMemory, ResultsSurviveLaterCallsAndStoragesAreReused) {
   // Once dropped, the result's memory is the storage's again.
   const char *Was = (*Second)[0].data();
   Second->clear();
-  auto Third = Fn->call({vec({0, 1, 2})});
+  auto Third = Fn->call({f64Vector({0, 1, 2})});
   ASSERT_TRUE(bool(Third)) << llvm::toString(Third.takeError());
   EXPECT_EQ((*Third)[0].data(), Was);
   EXPECT_EQ(values((*Third)[0]), (std::vector<double>{1, 3, 5}));
   // A larger shape grows the storage; a smaller one fits in it.
-  auto Larger = Fn->call({vec({1, 1, 1, 1, 1, 1})});
+  auto Larger = Fn->call({f64Vector({1, 1, 1, 1, 1, 1})});
   ASSERT_TRUE(bool(Larger));
   EXPECT_EQ(values((*Larger)[0]), std::vector<double>(6, 3));
-  auto Empty = Fn->call({vec({})});
+  auto Empty = Fn->call({f64Vector({})});
   ASSERT_TRUE(bool(Empty)) << llvm::toString(Empty.takeError());
   EXPECT_FALSE((*Empty)[0].isNull());
   EXPECT_EQ((*Empty)[0].shape(), Shape{0});
@@ -140,9 +128,9 @@ TEST(PlannedMemory, UpdatesAreTheirValuesAndStayApartFromResults) {
   ASSERT_TRUE(Fn);
   SharedVariable *W = M->lookupShared("w"), *S = M->lookupShared("s");
   ASSERT_TRUE(W && S);
-  auto R1 = Fn->call({vec({1, 2, 3})});
+  auto R1 = Fn->call({f64Vector({1, 2, 3})});
   ASSERT_TRUE(bool(R1)) << llvm::toString(R1.takeError());
-  auto R2 = Fn->call({vec({1, 1, 1})});
+  auto R2 = Fn->call({f64Vector({1, 1, 1})});
   ASSERT_TRUE(bool(R2)) << llvm::toString(R2.takeError());
   EXPECT_EQ(values(W->Value), (std::vector<double>{2, 3, 4}));
   EXPECT_EQ(values(S->Value), (std::vector<double>{2, 3, 4}));
@@ -175,7 +163,8 @@ TEST(PlannedMemory, SameResultsAsTheRuntimesOutputs) {
   NDArray A = NDArray::zeros(DType::F64, {4, 3});
   for (int64_t I = 0; I < 12; ++I)
     A.dataAs<double>()[I] = std::sin(double(I));
-  std::vector<NDArray> In = {A, vec({1, -2, 0.5}), vec({1, 2, 3, 4})};
+  std::vector<NDArray> In = {A, f64Vector({1, -2, 0.5}),
+                             f64Vector({1, 2, 3, 4})};
   auto P = Planned->call(In);
   auto R = Runtime->call(In);
   ASSERT_TRUE(P && R);

@@ -80,6 +80,12 @@ inline NDArray arr(DType T, const Shape &Sh, std::vector<double> Values) {
   return A;
 }
 
+/// A float64 vector holding Values.
+inline NDArray f64Vector(std::vector<double> Values) {
+  Shape Sh{int64_t(Values.size())};
+  return arr(DType::F64, Sh, std::move(Values));
+}
+
 /// 0, 1, 2, ... in the given shape.
 inline NDArray iota(DType T, const Shape &Sh) {
   std::vector<double> V(numElementsOf(Sh));

@@ -12,9 +12,11 @@
 #include "graphjit/Function.h"
 #include "graphjit/Parser.h"
 #include "graphjit/Rewrite.h"
+#include "StructuralOpsTestUtil.h"
 #include "gtest/gtest.h"
 
 using namespace graphjit;
+using namespace graphjit::testutil;
 
 namespace {
 
@@ -43,27 +45,6 @@ std::unique_ptr<Function> compile(FunctionGraph &F, LinkerKind L,
     return nullptr;
   }
   return std::move(*Fn);
-}
-
-NDArray matrix(int64_t Rows, int64_t Cols, std::vector<double> V) {
-  NDArray A = NDArray::zeros(DType::F64, {Rows, Cols});
-  for (size_t I = 0; I < V.size(); ++I)
-    A.dataAs<double>()[I] = V[I];
-  return A;
-}
-
-NDArray vec(std::vector<double> V) {
-  NDArray A = NDArray::zeros(DType::F64, {int64_t(V.size())});
-  for (size_t I = 0; I < V.size(); ++I)
-    A.dataAs<double>()[I] = V[I];
-  return A;
-}
-
-std::vector<double> values(const NDArray &A) {
-  std::vector<double> V;
-  for (int64_t I = 0; I < A.numElements(); ++I)
-    V.push_back(A.getDouble(I));
-  return V;
 }
 
 /// W - 0.5·xᵀd, for x n×3 and d n×2, with loops.
@@ -117,7 +98,8 @@ TEST_P(UpdateInplace, WritesTheSharedVariablesOwnMemory) {
   SharedVariable *W = M->lookupShared("W"), *B = M->lookupShared("b");
   const char *WMemory = W->Value.data(), *BMemory = B->Value.data();
   std::vector<double> Want = values(W->Value);
-  NDArray X = matrix(2, 3, {1, 2, 3, 4, 5, 6}), D = matrix(2, 2, {1, -1, 2, 0});
+  NDArray X = arr(DType::F64, {2, 3}, {1, 2, 3, 4, 5, 6});
+  NDArray D = arr(DType::F64, {2, 2}, {1, -1, 2, 0});
   for (int Call = 0; Call < 3; ++Call) {
     auto R = Fn->call({X, D});
     ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
@@ -139,7 +121,8 @@ TEST_P(UpdateInplace, AnArraySomeoneHoldsIsNotWritten) {
   SharedVariable *W = M->lookupShared("W");
   NDArray Held = W->Value; // as a caller keeping get_value(borrow=True)
   std::vector<double> Before = values(Held);
-  NDArray X = matrix(1, 3, {1, 0, 0}), D = matrix(1, 2, {2, 4});
+  NDArray X = arr(DType::F64, {1, 3}, {1, 0, 0});
+  NDArray D = arr(DType::F64, {1, 2}, {2, 4});
   auto R = Fn->call({X, D});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(values(Held), Before);
@@ -172,13 +155,13 @@ TEST_P(UpdateInplace, AFailedCallChangesNoSharedVariable) {
   ASSERT_NE(Ops.find(",inplace}"), std::string::npos) << Ops;
   SharedVariable *W = M->lookupShared("W"), *V = M->lookupShared("v"),
                  *U = M->lookupShared("u");
-  NDArray A = matrix(1, 2, {1, 2});
+  NDArray A = arr(DType::F64, {1, 2}, {1, 2});
   struct Case {
     NDArray C, E;
     const char *Error;
   } Cases[] = {
-      {vec({1, 2, 3, 4}), vec({1, 1, 1}), "Elemwise{add}[(0, 0)]"},
-      {vec({1, 2, 3}), vec({1, 1, 1, 1}),
+      {f64Vector({1, 2, 3, 4}), f64Vector({1, 1, 1}), "Elemwise{add}[(0, 0)]"},
+      {f64Vector({1, 2, 3}), f64Vector({1, 1, 1, 1}),
        "update of 'u' computed shape (4,), but 'u' is f64[3]"},
   };
   for (const Case &C : Cases) {
@@ -192,7 +175,7 @@ TEST_P(UpdateInplace, AFailedCallChangesNoSharedVariable) {
     EXPECT_EQ(values(U->Value), (std::vector<double>{1, 1, 1}));
   }
   // And with good arguments, everything is updated.
-  auto R = Fn->call({A, vec({1, 2, 3}), vec({1, 2, 3})});
+  auto R = Fn->call({A, f64Vector({1, 2, 3}), f64Vector({1, 2, 3})});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(values(W->Value), (std::vector<double>{0, -1, -1, -3}));
   EXPECT_EQ(values(V->Value), (std::vector<double>{2, 3, 4}));
@@ -213,7 +196,7 @@ TEST_P(UpdateInplace, WhatOthersSeeStaysCopied) {
   ASSERT_TRUE(Fn);
   std::string Ops = opNames(*Fn);
   EXPECT_EQ(Ops.find("[(0, "), std::string::npos) << Ops;
-  auto R = Fn->call({vec({1, 2})});
+  auto R = Fn->call({f64Vector({1, 2})});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(values((*R)[0]), (std::vector<double>{1, 1}));
   EXPECT_EQ(values(M->lookupShared("Old")->Value),
@@ -246,7 +229,8 @@ TEST(UpdateInplaceValidation, AGraphMayOnlyOverwriteASharedVariableLast) {
        "is not that variable's update alone"},
       {"  z = sum(a)\n  update W = gemm(W, a, W, inplace=true)\n",
        "a shared variable it also reads in input 2"},
-      {"  z = sum(W)\n  update V = W\n  update W = gemm(W, a, a, inplace=true)\n",
+      {"  z = sum(W)\n  update V = W\n"
+       "  update W = gemm(W, a, a, inplace=true)\n",
        "also another update's value"},
   };
   for (const Case &C : Cases) {
