@@ -54,32 +54,51 @@ std::string CompileCache::pathOf(StringRef Key) const {
   return std::string(Path);
 }
 
-// An entry is the object followed by a trailer: a magic word and the
-// object's hash, so that a truncated or damaged file reads as a miss.
-static constexpr char TrailerMagic[8] = {'g', 'j', 'o', 'b', 'j', 'v', '0', '1'};
-static constexpr size_t TrailerSize = 16;
+// An entry is the objects one after another, then a trailer: each
+// object's size, their count, a magic word and a hash of all that comes
+// before it, so that a truncated or damaged file reads as a miss.
+static constexpr char TrailerMagic[8] = {'g', 'j', 'o', 'b', 'j', 'v', '0', '2'};
+static constexpr size_t TrailerSize = 24; // count, magic, hash
 
 static uint64_t contentHash(StringRef Bytes) {
   return xxh3_64bits(
       ArrayRef(reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size()));
 }
 
-std::unique_ptr<MemoryBuffer> CompileCache::lookup(StringRef Key) const {
+static uint64_t readWord(StringRef Bytes, size_t At) {
+  uint64_t W;
+  memcpy(&W, Bytes.data() + At, 8);
+  return W;
+}
+
+ObjectFiles CompileCache::lookup(StringRef Key) const {
   if (!enabled())
-    return nullptr;
+    return {};
   auto Buf = MemoryBuffer::getFile(pathOf(Key), /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf || (*Buf)->getBufferSize() <= TrailerSize)
-    return nullptr;
+    return {};
   StringRef All = (*Buf)->getBuffer();
-  StringRef Object = All.drop_back(TrailerSize);
-  StringRef Trailer = All.take_back(TrailerSize);
-  uint64_t Hash;
-  memcpy(&Hash, Trailer.data() + 8, 8);
-  if (Trailer.take_front(8) != StringRef(TrailerMagic, 8) ||
-      Hash != contentHash(Object))
-    return nullptr;
-  return MemoryBuffer::getMemBufferCopy(Object, "graphjit-cached-object");
+  StringRef Hashed = All.drop_back(8);
+  size_t End = All.size() - TrailerSize;
+  uint64_t Count = readWord(All, End);
+  if (StringRef(All.data() + End + 8, 8) != StringRef(TrailerMagic, 8) ||
+      readWord(All, All.size() - 8) != contentHash(Hashed) || Count == 0 ||
+      Count > End / 8)
+    return {};
+  size_t SizesAt = End - 8 * Count, At = 0;
+  ObjectFiles Objects;
+  for (uint64_t I = 0; I < Count; ++I) {
+    uint64_t Size = readWord(All, SizesAt + 8 * I);
+    if (Size == 0 || Size > SizesAt - At)
+      return {};
+    Objects.push_back(MemoryBuffer::getMemBufferCopy(
+        All.substr(At, Size), "graphjit-cached-object"));
+    At += Size;
+  }
+  if (At != SizesAt)
+    return {};
+  return Objects;
 }
 
 void CompileCache::remove(StringRef Key) const {
@@ -87,7 +106,7 @@ void CompileCache::remove(StringRef Key) const {
     sys::fs::remove(pathOf(Key));
 }
 
-Error CompileCache::store(StringRef Key, const MemoryBuffer &Object) const {
+Error CompileCache::store(StringRef Key, const ObjectFiles &Objects) const {
   if (!enabled())
     return Error::success();
   if (std::error_code EC = sys::fs::create_directories(Dir))
@@ -101,9 +120,19 @@ Error CompileCache::store(StringRef Key, const MemoryBuffer &Object) const {
                              "': " + EC.message());
   {
     raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    uint64_t Hash = contentHash(Object.getBuffer());
-    OS << Object.getBuffer() << StringRef(TrailerMagic, 8)
-       << StringRef(reinterpret_cast<const char *>(&Hash), 8);
+    SmallVector<char, 0> Entry;
+    auto Word = [&](uint64_t W) {
+      Entry.append(reinterpret_cast<const char *>(&W),
+                   reinterpret_cast<const char *>(&W) + 8);
+    };
+    for (const auto &Object : Objects)
+      Entry.append(Object->getBufferStart(), Object->getBufferEnd());
+    for (const auto &Object : Objects)
+      Word(Object->getBufferSize());
+    Word(Objects.size());
+    Entry.append(TrailerMagic, TrailerMagic + 8);
+    Word(contentHash(StringRef(Entry.data(), Entry.size())));
+    OS << StringRef(Entry.data(), Entry.size());
     if (OS.has_error()) {
       OS.clear_error();
       sys::fs::remove(Temp);

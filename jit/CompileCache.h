@@ -21,8 +21,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace graphjit {
+
+/// The machine code of one module: its object files (two where a long
+/// driver was compiled apart, GlueModule.h), linked together.
+using ObjectFiles = std::vector<std::unique_ptr<llvm::MemoryBuffer>>;
 
 class CompileCache {
 public:
@@ -36,14 +41,13 @@ public:
 
   /// The key of M (as lowered) compiled under Config (level, CPU, ...).
   static std::string key(const llvm::Module &M, llvm::StringRef Config);
-  /// The object stored under Key, or null.
-  std::unique_ptr<llvm::MemoryBuffer> lookup(llvm::StringRef Key) const;
+  /// The objects stored under Key, or none.
+  ObjectFiles lookup(llvm::StringRef Key) const;
   /// Forgets the entry under Key (one that failed to load).
   void remove(llvm::StringRef Key) const;
-  /// Stores Object under Key. A cache that cannot be written is not an
+  /// Stores Objects under Key. A cache that cannot be written is not an
   /// error for the compile: the reason is returned for a warning.
-  llvm::Error store(llvm::StringRef Key,
-                    const llvm::MemoryBuffer &Object) const;
+  llvm::Error store(llvm::StringRef Key, const ObjectFiles &Objects) const;
 
 private:
   std::string Dir;

@@ -15,6 +15,7 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -128,7 +129,12 @@ static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
   CGSCCAnalysisManager CGAM;
   ModuleAnalysisManager MAM;
   PipelineTuningOptions PTO;
-  PassBuilder PB(&TM, PTO);
+  // The new pass manager skips optnone functions (the long drivers) only
+  // through these callbacks; they also give -time-passes its report.
+  PassInstrumentationCallbacks PIC;
+  StandardInstrumentations SI(M.getContext(), /*DebugLogging=*/false);
+  SI.registerCallbacks(PIC, &MAM);
+  PassBuilder PB(&TM, PTO, std::nullopt, &PIC);
   // Registered before the defaults, so that this one is used: libmvec's
   // vector functions for the loop vectorizer.
   TargetLibraryInfoImpl TLII(TM.getTargetTriple());
@@ -151,7 +157,7 @@ static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
 
 // Bump when the pipeline or the code generation options change, so that
 // cached objects compiled the old way are not used.
-static constexpr unsigned PipelineVersion = 2; // 2: libmvec
+static constexpr unsigned PipelineVersion = 3; // 2: libmvec, 3: O0 glue
 
 void JitEngine::setTarget(Module &M) const {
   for (llvm::Function &F : M)
@@ -173,9 +179,9 @@ std::string JitEngine::cacheKey(const Module &M, unsigned OptLevel) const {
              .str());
 }
 
-std::unique_ptr<MemoryBuffer> JitEngine::cachedObject(StringRef Key) const {
+ObjectFiles JitEngine::cachedObjects(StringRef Key) const {
   if (Key.empty())
-    return nullptr;
+    return {};
   std::lock_guard<std::mutex> Guard(P->Lock);
   return P->Cache.lookup(Key.str());
 }
@@ -190,47 +196,81 @@ void JitEngine::optimize(Module &M, unsigned OptLevel) {
   ::optimize(M, *P->TM, OptLevel);
 }
 
-Error JitEngine::writeAssembly(const Module &M, StringRef Path) {
+// Runs Emit with TM at O0 for glue (GlueModule.h). The pass pipeline
+// reads the level when it is built; O0 turns on fast instruction
+// selection, which must not outlive the glue.
+template <typename EmitT>
+static auto atGlueLevel(TargetMachine &TM, bool Glue, EmitT Emit) {
+  CodeGenOptLevel Level = TM.getOptLevel();
+  bool FastISel = TM.Options.EnableFastISel;
+  auto Restore = make_scope_exit([&] {
+    TM.setOptLevel(Level);
+    TM.setFastISel(FastISel);
+  });
+  if (Glue)
+    TM.setOptLevel(CodeGenOptLevel::None);
+  return Emit();
+}
+
+Error JitEngine::writeAssembly(const Module &M, const Module *Glue,
+                               StringRef Path) {
   std::error_code EC;
   raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
   if (EC)
     return createStringError("cannot write '" + Path + "': " + EC.message());
   std::lock_guard<std::mutex> Guard(P->Lock);
-  legacy::PassManager PM;
-  if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
-                                 CodeGenFileType::AssemblyFile))
-    return createStringError("the target cannot emit assembly");
-  // Code generation rewrites the IR it runs on: give it a copy.
-  std::unique_ptr<Module> Copy = CloneModule(M);
-  PM.run(*Copy);
+  for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
+    if (!Part)
+      continue;
+    Error E = atGlueLevel(*P->TM, IsGlue, [&]() -> Error {
+      legacy::PassManager PM;
+      if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
+                                     CodeGenFileType::AssemblyFile))
+        return createStringError("the target cannot emit assembly");
+      // Code generation rewrites the IR it runs on: give it a copy.
+      std::unique_ptr<Module> Copy = CloneModule(*Part);
+      PM.run(*Copy);
+      return Error::success();
+    });
+    if (E)
+      return E;
+  }
   return Error::success();
 }
 
-Expected<std::unique_ptr<MemoryBuffer>> JitEngine::codegen(Module &M,
-                                                           StringRef Key) {
+Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
+                                         StringRef Key) {
   std::lock_guard<std::mutex> Guard(P->Lock);
-  orc::SimpleCompiler Compiler(*P->TM);
-  auto Obj = Compiler(M);
-  if (!Obj)
-    return Obj.takeError();
+  ObjectFiles Objects;
+  for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
+    if (!Part)
+      continue;
+    auto Obj = atGlueLevel(*P->TM, IsGlue, [&] {
+      return orc::SimpleCompiler(*P->TM)(*Part);
+    });
+    if (!Obj)
+      return Obj.takeError();
+    Objects.push_back(std::move(*Obj));
+  }
   if (!Key.empty())
-    if (Error E = P->Cache.store(Key.str(), **Obj))
+    if (Error E = P->Cache.store(Key.str(), Objects))
       errs() << "graphjit: warning: " << toString(std::move(E)) << "\n";
-  return std::move(*Obj);
+  return std::move(Objects);
 }
 
-Expected<CompiledCode> JitEngine::link(std::unique_ptr<MemoryBuffer> Object,
-                                       StringRef Entry, bool Profiled) {
+Expected<CompiledCode> JitEngine::link(ObjectFiles Objects, StringRef Entry,
+                                       bool Profiled) {
   std::lock_guard<std::mutex> Guard(P->Lock);
   auto &ES = P->J->getExecutionSession();
   auto JD = ES.createJITDylib("graphjit.fn" + std::to_string(P->Counter++));
   if (!JD)
     return JD.takeError();
   JD->addToLinkOrder(P->J->getMainJITDylib());
-  if (Error E = P->J->addObjectFile(*JD, std::move(Object))) {
-    consumeError(ES.removeJITDylib(*JD));
-    return E;
-  }
+  for (std::unique_ptr<MemoryBuffer> &Object : Objects)
+    if (Error E = P->J->addObjectFile(*JD, std::move(Object))) {
+      consumeError(ES.removeJITDylib(*JD));
+      return E;
+    }
   auto Sym = P->J->lookup(*JD, Entry);
   if (!Sym) {
     consumeError(ES.removeJITDylib(*JD));
@@ -259,8 +299,8 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
   });
   setTarget(*M);
   std::string Key = cacheKey(*M, OptLevel);
-  if (std::unique_ptr<MemoryBuffer> Object = cachedObject(Key)) {
-    Expected<CompiledCode> Code = link(std::move(Object), Entry, false);
+  if (ObjectFiles Objects = cachedObjects(Key); !Objects.empty()) {
+    Expected<CompiledCode> Code = link(std::move(Objects), Entry, false);
     if (Code)
       return Code;
     // An entry that does not link (another LLVM wrote it, say): compile
@@ -269,10 +309,10 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
     dropCachedObject(Key);
   }
   optimize(*M, OptLevel);
-  Expected<std::unique_ptr<MemoryBuffer>> Object = codegen(*M, Key);
-  if (!Object)
-    return Object.takeError();
-  return link(std::move(*Object), Entry, false);
+  Expected<ObjectFiles> Objects = codegen(*M, nullptr, Key);
+  if (!Objects)
+    return Objects.takeError();
+  return link(std::move(*Objects), Entry, false);
 }
 
 void JitEngine::setCacheDirectory(std::string Dir) {

@@ -13,6 +13,7 @@
 #ifndef GRAPHJIT_JIT_JITENGINE_H
 #define GRAPHJIT_JIT_JITENGINE_H
 
+#include "CompileCache.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
@@ -63,23 +64,26 @@ public:
   /// M's key in the compile cache (CompileCache.h) at OptLevel; empty
   /// when there is no cache.
   std::string cacheKey(const llvm::Module &M, unsigned OptLevel) const;
-  /// The object cached under Key, or null (also for an empty Key).
-  std::unique_ptr<llvm::MemoryBuffer> cachedObject(llvm::StringRef Key) const;
+  /// The objects cached under Key, or none (also for an empty Key).
+  ObjectFiles cachedObjects(llvm::StringRef Key) const;
   /// Forgets a cached object that did not link.
   void dropCachedObject(llvm::StringRef Key);
   /// LLVM's O0-O3 pipeline for the host TargetMachine.
   void optimize(llvm::Module &M, unsigned OptLevel);
-  /// Host assembly of M, written to Path (M is not changed).
-  llvm::Error writeAssembly(const llvm::Module &M, llvm::StringRef Path);
-  /// An object file of M, stored in the cache under Key (unless empty).
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-  codegen(llvm::Module &M, llvm::StringRef Key);
-  /// Links Object into a JITDylib of its own (removed again by release())
-  /// and looks Entry up; with Profiled, Entry's profile descriptor too
-  /// (the instrumentation pass's, passes/).
-  llvm::Expected<CompiledCode>
-  link(std::unique_ptr<llvm::MemoryBuffer> Object, llvm::StringRef Entry,
-       bool Profiled);
+  /// Host assembly of M and of the Glue split from it (GlueModule.h; may
+  /// be null), written to Path (neither is changed).
+  llvm::Error writeAssembly(const llvm::Module &M, const llvm::Module *Glue,
+                            llvm::StringRef Path);
+  /// The object files of M and of the Glue split from it (GlueModule.h;
+  /// may be null), compiled at O0, stored in the cache under Key (unless
+  /// empty).
+  llvm::Expected<ObjectFiles> codegen(llvm::Module &M, llvm::Module *Glue,
+                                      llvm::StringRef Key);
+  /// Links Objects into a JITDylib of their own (removed again by
+  /// release()) and looks Entry up; with Profiled, Entry's profile
+  /// descriptor too (the instrumentation pass's, passes/).
+  llvm::Expected<CompiledCode> link(ObjectFiles Objects, llvm::StringRef Entry,
+                                    bool Profiled);
 
   /// All the steps at once, for modules that are not a function's (the
   /// GPU kernels compiled for the host): cached like the rest.

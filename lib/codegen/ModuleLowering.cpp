@@ -54,10 +54,18 @@ private:
   FunctionType *ThunkTy;
   FunctionCallee Prepare, Perform, Release, Grow, FailCall;
 
-  Expected<llvm::Function *> emitThunk(const Apply &N);
+  /// What the driver calls for an Apply, and whether with its id.
+  struct DriverCallee {
+    FunctionCallee Callee;
+    bool TakesId;
+  };
+  Expected<DriverCallee> unplannedThunk(const Apply &N);
+  Expected<llvm::Function *> emitThunk(const Apply &N, const Lowering *L,
+                                       const char *Shared);
   Expected<llvm::Function *> plannedThunk(const Apply &N, const Lowering &L);
   SmallVector<Value *, 8> plannedThunkArgs(const Apply &N, Value *Frame,
-                                           Value *Slots, Value *Storages);
+                                           Value *Slots, Value *Storages,
+                                           bool Named);
   void placeOutput(ThunkEmitter &E, const Variable &Var,
                    ArrayRef<Value *> Dims, Value *Entry);
   MDNode *applyMetadata(const Apply &N, bool Compiled);
@@ -181,13 +189,14 @@ Expected<llvm::Function *> ModuleLowerer::plannedThunk(const Apply &N,
 // storage entries and slots, its inputs' slots.
 SmallVector<Value *, 8>
 ModuleLowerer::plannedThunkArgs(const Apply &N, Value *Frame, Value *Slots,
-                                Value *Storages) {
+                                Value *Storages, bool Named) {
   StructType *StorageTy = StructType::get(C, {PtrTy, B.getInt64Ty()});
   Type *Dim = ArrayType::get(B.getInt64Ty(), GJ_MAX_RANK);
   StructType *SlotTy = StructType::get(C, {PtrTy, Dim, Dim});
   auto SlotOf = [&](const Variable *V) {
     return B.CreateConstInBoundsGEP1_64(SlotTy, Slots, V->id(),
-                                        V->displayName() + ".slot");
+                                        Named ? V->displayName() + ".slot"
+                                              : "");
   };
   SmallVector<Value *, 8> Args{Frame, B.getInt32(N.id())};
   for (const Variable *V : N.outputs())
@@ -195,7 +204,7 @@ ModuleLowerer::plannedThunkArgs(const Apply &N, Value *Frame, Value *Slots,
                        ? B.CreateConstInBoundsGEP1_64(
                              StorageTy, Storages,
                              Out.Storage.StorageOf[V->id()],
-                             V->displayName() + ".storage")
+                             Named ? V->displayName() + ".storage" : "")
                        : ConstantPointerNull::get(B.getPtrTy())); // A view.
   for (const Variable *V : N.outputs())
     Args.push_back(SlotOf(V));
@@ -204,19 +213,48 @@ ModuleLowerer::plannedThunkArgs(const Apply &N, Value *Frame, Value *Slots,
   return Args;
 }
 
-Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
-  llvm::Function *T = llvm::Function::Create(ThunkTy, GlobalValue::InternalLinkage,
-                                 "gj_thunk_" + Twine(N.id()), M);
+// An unplanned Apply's thunk. Where its code would depend on its id alone
+// (perform, a view's prepare, prepare then compute), the runtime's entry
+// or one thunk shared by id, so that a graph of many such Applies
+// compiles no function per Apply.
+Expected<ModuleLowerer::DriverCallee>
+ModuleLowerer::unplannedThunk(const Apply &N) {
+  const Lowering *L = findLowering(N);
+  if (!L)
+    return DriverCallee{Perform, true};
+  if (L->NeedsPrepare && !L->Emit)
+    return DriverCallee{Prepare, true};
+  if (L->SharedThunk) {
+    if (llvm::Function *T = M.getFunction(L->SharedThunk))
+      return DriverCallee{T, true};
+  }
+  Expected<llvm::Function *> T = emitThunk(N, L, L->SharedThunk);
+  if (!T)
+    return T.takeError();
+  return DriverCallee{*T, L->SharedThunk != nullptr};
+}
+
+// i32 @gj_thunk_<id>(ptr frame), or, Shared, i32 @<Shared>(ptr frame,
+// i32 node).
+Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N,
+                                                    const Lowering *L,
+                                                    const char *Shared) {
+  FunctionType *Ty =
+      Shared ? FunctionType::get(B.getInt32Ty(), {PtrTy, B.getInt32Ty()},
+                                 false)
+             : ThunkTy;
+  llvm::Function *T = llvm::Function::Create(
+      Ty, GlobalValue::InternalLinkage,
+      Shared ? Twine(Shared) : "gj_thunk_" + Twine(N.id()), M);
   Value *Frame = T->getArg(0);
   Frame->setName("frame");
+  Value *Id = B.getInt32(N.id());
+  if (Shared) {
+    Id = T->getArg(1);
+    Id->setName("node");
+  }
   BasicBlock *Entry = BasicBlock::Create(C, "entry", T);
   B.SetInsertPoint(Entry);
-  Value *Id = B.getInt32(N.id());
-  const Lowering *L = findLowering(N);
-  if (!L) {
-    B.CreateRet(B.CreateCall(Perform, {Frame, Id}));
-    return T;
-  }
   if (L->NeedsPrepare) {
     Value *Rc = B.CreateCall(Prepare, {Frame, Id}, "rc");
     BasicBlock *Fail = BasicBlock::Create(C, "prepare.failed", T);
@@ -227,7 +265,9 @@ Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N) {
     B.SetInsertPoint(Body);
   }
   if (L->Emit) {
-    ThunkEmitter E(B, M, Frame, N, Kernels);
+    ThunkEmitter E =
+        Shared ? ThunkEmitter::forSharedThunk(B, M, Frame, Id, N, Kernels, {})
+               : ThunkEmitter(B, M, Frame, N, Kernels);
     if (Error Err = L->Emit(E))
       return Err;
   }
@@ -261,39 +301,62 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
                     : planStorage(F, S, AllowGC,
                                   std::vector<bool>(F.numApplies(), false));
   recordPlan();
-  std::vector<llvm::Function *> Thunks;
+  std::vector<DriverCallee> Thunks;
   for (Apply *N : S.Order) {
     const Lowering *L = findLowering(*N);
-    Expected<llvm::Function *> T = Out.Storage.PlannedApply[N->id()]
-                                       ? plannedThunk(*N, *L)
-                                       : emitThunk(*N);
-    if (!T)
-      return T.takeError();
-    Thunks.push_back(*T);
+    if (Out.Storage.PlannedApply[N->id()]) {
+      Expected<llvm::Function *> T = plannedThunk(*N, *L);
+      if (!T)
+        return T.takeError();
+      Thunks.push_back({*T, false});
+    } else {
+      Expected<DriverCallee> T = unplannedThunk(*N);
+      if (!T)
+        return T.takeError();
+      Thunks.push_back(*T);
+    }
     Out.IsCompiled[N->id()] = L != nullptr;
   }
 
-  llvm::Function *Driver = llvm::Function::Create(ThunkTy, GlobalValue::ExternalLinkage,
-                                      DriverName, M);
+  llvm::Function *Driver = llvm::Function::Create(
+      ThunkTy, GlobalValue::ExternalLinkage, DriverName, M);
   // A long driver is glue (a call and a test per Apply) that optimizing
   // would not speed up but would cost time growing faster than the
-  // Applies: it is left as emitted, and its thunks are not inlined.
-  if (S.Order.size() > GlueDriverApplies) {
+  // Applies: it is left as emitted, and its thunks are not inlined. Its
+  // values are local to each Apply's block (the frame, the return code in
+  // stack slots), since the register allocator's cost grows with the
+  // length of live ranges that cross many calls.
+  bool Glue = S.Order.size() > GlueDriverApplies;
+  if (Glue) {
     Driver->addFnAttr(Attribute::OptimizeNone);
     Driver->addFnAttr(Attribute::NoInline);
   }
   Value *Frame = Driver->getArg(0);
   Frame->setName("frame");
   B.SetInsertPoint(BasicBlock::Create(C, "entry", Driver));
+  bool AnyPlanned = llvm::is_contained(Out.Storage.PlannedApply, true);
+  Value *FrameAddr = nullptr, *RcAddr = nullptr;
+  if (Glue) {
+    FrameAddr = B.CreateAlloca(PtrTy, nullptr, "frame.addr");
+    RcAddr = B.CreateAlloca(B.getInt32Ty(), nullptr, "rc.addr");
+    B.CreateStore(Frame, FrameAddr);
+  }
   Value *Slots = nullptr, *Storages = nullptr;
-  if (llvm::is_contained(Out.Storage.PlannedApply, true)) {
-    Slots = loadInvariant(B, Frame, "slots");
+  // A long driver's values go unnamed: naming 100,000 of them costs time.
+  auto LoadFrame = [&] {
+    if (Glue)
+      Frame = B.CreateLoad(PtrTy, FrameAddr);
+    if (!AnyPlanned)
+      return;
+    Slots = loadInvariant(B, Frame, Glue ? "" : "slots");
     Storages = loadInvariant(
         B,
         B.CreateConstInBoundsGEP2_32(StructType::get(C, {PtrTy, PtrTy, PtrTy}),
                                      Frame, 0, 2),
-        "storages");
-  }
+        Glue ? "" : "storages");
+  };
+  if (!Glue)
+    LoadFrame();
   BasicBlock *Fail = BasicBlock::Create(C, "failed", Driver);
   // By schedule position: the unplanned values that die there (planned
   // values stay in their storages), once no planned view reads them.
@@ -307,14 +370,21 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   std::vector<std::pair<BasicBlock *, Value *>> Failures;
   for (unsigned Pos = 0; Pos < S.Order.size(); ++Pos) {
     const Apply &N = *S.Order[Pos];
+    if (Glue)
+      LoadFrame();
     SmallVector<Value *, 8> Args{Frame};
     if (Out.Storage.PlannedApply[N.id()])
-      Args = plannedThunkArgs(N, Frame, Slots, Storages);
-    CallInst *Call = B.CreateCall(Thunks[Pos], Args, "rc" + Twine(N.id()));
+      Args = plannedThunkArgs(N, Frame, Slots, Storages, !Glue);
+    else if (Thunks[Pos].TakesId)
+      Args.push_back(B.getInt32(N.id()));
+    CallInst *Call = B.CreateCall(Thunks[Pos].Callee, Args,
+                                  Glue ? Twine() : "rc" + Twine(N.id()));
     Call->setMetadata("graphjit.apply",
                       applyMetadata(N, Out.IsCompiled[N.id()]));
-    BasicBlock *Next =
-        BasicBlock::Create(C, "after" + Twine(N.id()), Driver);
+    if (Glue)
+      B.CreateStore(Call, RcAddr);
+    BasicBlock *Next = BasicBlock::Create(
+        C, Glue ? Twine() : "after" + Twine(N.id()), Driver);
     B.CreateCondBr(B.CreateICmpNE(Call, B.getInt32(0)), Fail, Next);
     Failures.push_back({B.GetInsertBlock(), Call});
     B.SetInsertPoint(Next);
@@ -325,6 +395,9 @@ Error ModuleLowerer::run(const Schedule &S, bool AllowGC, bool PlanMemory) {
   // The first failing thunk's code is the call's result.
   if (Failures.empty()) {
     Fail->eraseFromParent();
+  } else if (Glue) {
+    B.SetInsertPoint(Fail);
+    B.CreateRet(B.CreateLoad(B.getInt32Ty(), RcAddr, "rc"));
   } else {
     B.SetInsertPoint(Fail);
     PHINode *Rc = B.CreatePHI(B.getInt32Ty(), Failures.size(), "rc");

@@ -58,7 +58,9 @@ void graphjit::registerStructuralLowerings() {
   registerShapeLowerings();
   registerReduceLowerings();
   registerSoftmaxLowerings();
-  Lowering Dot{/*NeedsPrepare=*/true, emitCompute, nullptr};
+  Lowering Compute{/*NeedsPrepare=*/true, emitCompute, nullptr};
+  Compute.SharedThunk = "gj_thunk.compute";
+  Lowering Dot = Compute;
   Dot.EmitOutputDims = emitDotDims;
   // Ranks above 2 are prepare's error to word.
   Dot.PlansOutputs = [](const Apply &N) {
@@ -67,14 +69,10 @@ void graphjit::registerStructuralLowerings() {
   };
   registerLowering(OpKind::Dot, Dot);
   // gemm (GemmOp.cpp) the same way: BLAS with beta·c in the output.
-  registerLowering(OpKind::Gemm,
-                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  registerLowering(OpKind::Gemm, Compute);
   // take and inc_rows (GatherOps.cpp): their gather and scatter loops.
-  registerLowering(OpKind::Take,
-                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
-  registerLowering(OpKind::IncRows,
-                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  registerLowering(OpKind::Take, Compute);
+  registerLowering(OpKind::IncRows, Compute);
   // cumsum and cumprod (CumulativeOps.cpp) too.
-  registerLowering(OpKind::Cumulative,
-                   Lowering{/*NeedsPrepare=*/true, emitCompute, nullptr});
+  registerLowering(OpKind::Cumulative, Compute);
 }

@@ -179,6 +179,10 @@ struct Lowering {
   /// that its code depends on besides the slots' contents (null, or an
   /// empty key: the Apply's thunk is its own).
   std::string (*ThunkKey)(const Apply &N) = nullptr;
+  /// Set when Emit's code depends on nothing but E.nodeId() (a call into
+  /// the runtime): unplanned Applies of this lowering share one thunk of
+  /// this name, called with the Apply's id.
+  const char *SharedThunk = nullptr;
 };
 
 /// The lowering of N's op, or null if it runs through perform.

@@ -23,6 +23,7 @@
 #include "codegen/ModuleLowering.h"
 #include "codegen/ThunkEmitter.h"
 #include "gpu/DevicePool.h"
+#include "jit/GlueModule.h"
 #include "gpu/GpuProgram.h"
 #include "link/CallFrame.h"
 #include "link/FunctionProfiler.h"
@@ -58,6 +59,8 @@ private:
   Error lower();
   Error instrument();
   Error optimize();
+  /// Splits off a long driver and optimizes the rest.
+  void optimizeModule();
   Error codegen();
   Error link();
   Error kernels();
@@ -74,6 +77,7 @@ private:
                   llvm::function_ref<void(llvm::raw_ostream &)> Write) const;
   /// The module is freed before its context.
   void freeModule() {
+    Glue.reset();
     Lowered.Module.reset();
     Lowered.Context.reset();
   }
@@ -93,7 +97,9 @@ private:
   bool Instrumented = false;
   JitEngine *Engine = nullptr;
   std::string CacheKey;
-  std::unique_ptr<llvm::MemoryBuffer> Object;
+  // A long driver, split from the module before optimizing (GlueModule.h).
+  std::unique_ptr<llvm::Module> Glue;
+  ObjectFiles Objects;
   std::unique_ptr<Function::JitCode> Code;
 };
 
@@ -304,36 +310,44 @@ Error CompilePipeline::optimize() {
                   !llvm::is_contained(Opts.PrintAfter, CompileStep::Optimize);
   if (UseCache) {
     CacheKey = Engine->cacheKey(*Lowered.Module, Opts.OptLevel);
-    Object = Engine->cachedObject(CacheKey);
-    Times.Cached = bool(Object);
-    if (Object)
+    Objects = Engine->cachedObjects(CacheKey);
+    Times.Cached = !Objects.empty();
+    if (Times.Cached)
       return Error::success();
   }
-  Engine->optimize(*Lowered.Module, Opts.OptLevel);
+  optimizeModule();
   if (!Opts.Emit.LLVMOptimized.empty())
     if (Error E = writeFile(Opts.Emit.LLVMOptimized, [&](llvm::raw_ostream &OS) {
-          Lowered.Module->print(OS, nullptr);
+          printAfter(CompileStep::Optimize, OS);
         }))
       return E;
   if (!Opts.Emit.Asm.empty())
-    return Engine->writeAssembly(*Lowered.Module, Opts.Emit.Asm);
+    return Engine->writeAssembly(*Lowered.Module, Glue.get(), Opts.Emit.Asm);
   return Error::success();
+}
+
+void CompilePipeline::optimizeModule() {
+  if (std::unique_ptr<llvm::Module> Kernels = splitGlue(*Lowered.Module)) {
+    Glue = std::move(Lowered.Module);
+    Lowered.Module = std::move(Kernels);
+  }
+  Engine->optimize(*Lowered.Module, Opts.OptLevel);
 }
 
 // Machine code, stored in the cache (a cached object skips this step).
 Error CompilePipeline::codegen() {
-  if (Object)
+  if (!Objects.empty())
     return Error::success();
-  Expected<std::unique_ptr<llvm::MemoryBuffer>> Obj =
-      Engine->codegen(*Lowered.Module, CacheKey);
-  if (!Obj)
-    return Obj.takeError();
-  Object = std::move(*Obj);
+  Expected<ObjectFiles> Objs =
+      Engine->codegen(*Lowered.Module, Glue.get(), CacheKey);
+  if (!Objs)
+    return Objs.takeError();
+  Objects = std::move(*Objs);
   return Error::success();
 }
 
 Error CompilePipeline::link() {
-  Expected<CompiledCode> C = Engine->link(std::move(Object), DriverName,
+  Expected<CompiledCode> C = Engine->link(std::move(Objects), DriverName,
                                           Instrumented);
   if (!C && Times.Cached) {
     // A cached object that does not link (another LLVM wrote it, say):
@@ -341,10 +355,10 @@ Error CompilePipeline::link() {
     llvm::consumeError(C.takeError());
     Engine->dropCachedObject(CacheKey);
     Times.Cached = false;
-    Engine->optimize(*Lowered.Module, Opts.OptLevel);
+    optimizeModule();
     if (Error E = codegen())
       return E;
-    C = Engine->link(std::move(Object), DriverName, Instrumented);
+    C = Engine->link(std::move(Objects), DriverName, Instrumented);
   }
   if (!C)
     return C.takeError();
@@ -419,12 +433,19 @@ void CompilePipeline::printAfter(CompileStep Step,
   case CompileStep::Optimize:
     if (Lowered.Module)
       Lowered.Module->print(OS, nullptr);
+    if (Glue) {
+      OS << "\n; The long driver, compiled apart at O0 (GlueModule.h):\n";
+      Glue->print(OS, nullptr);
+    }
     break;
-  case CompileStep::Codegen:
-    OS << "; " << (Object ? Object->getBufferSize() : 0)
-       << " bytes of machine code" << (Times.Cached ? " (cached)" : "")
-       << "\n";
+  case CompileStep::Codegen: {
+    size_t Bytes = 0;
+    for (const auto &Object : Objects)
+      Bytes += Object->getBufferSize();
+    OS << "; " << Bytes << " bytes of machine code"
+       << (Times.Cached ? " (cached)" : "") << "\n";
     break;
+  }
   case CompileStep::Link:
     OS << "; linked: " << DriverName
        << (Instrumented ? " and its profile descriptor" : "") << "\n";

@@ -1,0 +1,22 @@
+"""Prints a graph of a chain of N Applies (python3 long_chain.py N): planned
+element-wise Applies, views (subtensor), prepare-then-compute Applies
+(cumsum), a perform-only op (argmax) and, near the end, an add of the
+input y, which fails when y's length differs from x's."""
+import sys
+
+n = int(sys.argv[1])
+lines = ["func f(x: f64[n], y: f64[m]) -> (t%d, s) {" % (n - 1),
+         "  t0 = add(x, 1.0)"]
+for i in range(1, n):
+    prev = "t%d" % (i - 1)
+    if i == n - 50:
+        expr = "add(%s, y)" % prev
+    else:
+        expr = ["add(subtensor(%s, step=-1), x)" % prev,
+                "mul(%s, 0.5)" % prev,
+                "cumsum(%s)" % prev,
+                "tanh(%s)" % prev][i % 4]
+    lines.append("  t%d = %s" % (i, expr))
+lines.append("  s = argmax(t%d, axis=0)" % (n - 1))
+lines.append("}")
+print("\n".join(lines))
