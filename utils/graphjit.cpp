@@ -186,7 +186,8 @@ static cl::opt<bool> PlanMemory(
 static cl::opt<bool> PrintGraph(
     "print-graph",
     cl::desc("Print the functions (or the one of -function) as .graph text, "
-             "as the optimizer rewrote them (-optimizer=None: as written), "
+             "as the optimizer rewrote them (-optimizer=None: as written, but for "
+             "adds too wide for a kernel), "
              "and exit"),
     cl::cat(Category));
 static cl::opt<bool> DebugPrint(
@@ -415,8 +416,8 @@ static Expected<FunctionGraph *> chosenFunction(const GraphModule &M) {
                            InputFile + " (it defines: " + Known + ")");
 }
 
-// F as the optimizer of the flags rewrites it; null with optimizer=None
-// (F as written).
+// F as the optimizer of the flags rewrites it; null where that is a copy
+// (optimizer=None: F as written).
 static Expected<std::unique_ptr<FunctionGraph>>
 rewritten(const FunctionGraph &F, const Flags &PF) {
   RewriteOptions O;
@@ -430,7 +431,7 @@ rewritten(const FunctionGraph &F, const Flags &PF) {
   // Checked for None too, as Function::compile does.
   if (Expected<std::vector<std::string>> Names = selectedRewrites(O); !Names)
     return Names.takeError();
-  if (O.Optimizer == "None" && !O.Gpu)
+  if (!needsRewriting(F, O))
     return nullptr;
   return rewriteFunction(F, O);
 }

@@ -34,7 +34,8 @@ namespace graphjit {
 struct RewriteOptions {
   /// "fast_run" (every rewrite tagged fast_run), "fast_compile" (those
   /// tagged fast_compile: merge), "merge" (those tagged merge) or "None"
-  /// (no rewrite; the result is a validated copy).
+  /// (no rewrite but the legalize ones; otherwise the result is a
+  /// validated copy).
   std::string Optimizer = "fast_run";
   /// Tags or rewrite names: a rewrite having any of them does not run.
   std::vector<std::string> Excluding;
@@ -45,6 +46,18 @@ struct RewriteOptions {
   /// tag "gpu") runs, whatever the optimizer, unless excluded.
   bool Gpu = false;
 };
+
+/// The most operands an Elemwise kernel takes: an add or mul of more is
+/// split by the rewrite split_wide_elemwise (tag legalize), which runs
+/// whatever the optimizer, None included, unless excluded by name.
+constexpr size_t MaxElemwiseInputs = 32;
+/// Whether an Apply of O on NumInputs operands is one split_wide_elemwise
+/// splits (when its operands have the result's dtype).
+bool isWideElemwise(const Op &O, size_t NumInputs);
+
+/// Whether rewriteFunction(F, O) would be more than a copy: an optimizer
+/// other than None, a device, or an add or mul too wide for a kernel.
+bool needsRewriting(const FunctionGraph &F, const RewriteOptions &O);
 
 /// "fusion:inplace" -> {"fusion", "inplace"}; empty entries are dropped.
 std::vector<std::string> splitRewriteTags(llvm::StringRef ColonSeparated);

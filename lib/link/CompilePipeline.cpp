@@ -212,9 +212,9 @@ Error CompilePipeline::step(CompileStep Step,
 
 // The optimizer's phases, placement on the device (the gpu phase) among
 // them; optimizer=None keeps the graph as written (but placed on a device
-// when one is asked for).
+// when one is asked for, and with adds too wide for a kernel split).
 Error CompilePipeline::rewrite() {
-  if (Rewrite.Optimizer != "None" || Rewrite.Gpu) {
+  if (needsRewriting(Source, Rewrite)) {
     Expected<std::unique_ptr<FunctionGraph>> G =
         rewriteFunction(Source, Rewrite, &Report);
     if (!G)

@@ -71,6 +71,9 @@ std::unique_ptr<NodeRewrite> makeElemwiseInplace();
 /// shared_update_inplace: a Gemm or Elemwise computing a shared variable's
 /// update writes it over the old value (Theano's Gemm{inplace}).
 std::unique_ptr<NodeRewrite> makeSharedUpdateInplace();
+/// split_wide_elemwise (Legalize.cpp; tag legalize): an add or mul of
+/// more than MaxElemwiseInputs operands -> a chain of narrower ones.
+std::unique_ptr<NodeRewrite> makeSplitWideElemwise();
 /// gpu_placement and gpu_transfer_cut (GpuPlacement.cpp; tag gpu).
 std::vector<std::unique_ptr<NodeRewrite>> makeGpuRewrites();
 

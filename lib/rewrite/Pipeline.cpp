@@ -201,6 +201,7 @@ Pipeline rewrite::standardPipeline() {
   for (NodeRewrite *R : AddAll(makeGemmRewrites()))
     Gemm.push_back(R);
   NodeRewrite *Fusion = Add(makeElemwiseFusion());
+  NodeRewrite *Legalize = Add(makeSplitWideElemwise());
   std::vector<NodeRewrite *> Gpu = AddAll(makeGpuRewrites());
   // An update in place saves a copy, an intermediate's only an
   // allocation: the first has the first say.
@@ -212,6 +213,8 @@ Pipeline rewrite::standardPipeline() {
   P.Phases.push_back({"gemm", std::move(Gemm)});
   P.Phases.push_back({"fusion", {Fusion}});
   P.Phases.push_back({"merge2", {Merge}});
+  // After the rewrites that look for adds, before placement and in place.
+  P.Phases.push_back({"legalize", {Legalize}});
   P.Phases.push_back({"gpu", std::move(Gpu)});
   P.Phases.push_back({"inplace", {SharedInplace, Inplace}});
   return P;

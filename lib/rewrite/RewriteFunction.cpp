@@ -47,8 +47,10 @@ std::vector<std::string> tagsOf(const Pipeline &P) {
   return std::vector<std::string>(Tags.begin(), Tags.end());
 }
 
-/// P: the standard pipeline with only the rewrites O selects.
-llvm::Error selectPipeline(const RewriteOptions &O, Pipeline &P) {
+/// P: the standard pipeline with only the rewrites O selects, and the
+/// legalize ones when Legalize (a graph has an Apply they change).
+llvm::Error selectPipeline(const RewriteOptions &O, bool Legalize,
+                           Pipeline &P) {
   P = standardPipeline();
   const OptimizerName *Opt = nullptr;
   for (const OptimizerName &N : Optimizers)
@@ -86,6 +88,9 @@ llvm::Error selectPipeline(const RewriteOptions &O, Pipeline &P) {
     // device is asked for, and never otherwise.
     if (R.hasTag("gpu"))
       return O.Gpu && !Matches(R, O.Excluding);
+    // Nor is legalizing: the code generator needs it where it applies.
+    if (R.hasTag("legalize"))
+      return Legalize && !Matches(R, O.Excluding);
     bool In = (Opt->Tag && R.hasTag(Opt->Tag)) || Matches(R, O.Including);
     return In && !Matches(R, O.Excluding);
   });
@@ -98,6 +103,16 @@ double secondsSince(std::chrono::steady_clock::time_point T0) {
 }
 
 } // namespace
+
+static bool hasWideElemwise(const FunctionGraph &F) {
+  return llvm::any_of(F.applies(), [](const Apply *N) {
+    return isWideElemwise(N->op(), N->inputs().size());
+  });
+}
+
+bool graphjit::needsRewriting(const FunctionGraph &F, const RewriteOptions &O) {
+  return O.Optimizer != "None" || O.Gpu || hasWideElemwise(F);
+}
 
 std::vector<std::string> graphjit::splitRewriteTags(llvm::StringRef S) {
   llvm::SmallVector<llvm::StringRef, 4> Parts;
@@ -130,7 +145,7 @@ std::vector<std::string> graphjit::rewriteNames() {
 Expected<std::vector<std::string>>
 graphjit::selectedRewrites(const RewriteOptions &O) {
   Pipeline P;
-  if (llvm::Error E = selectPipeline(O, P))
+  if (llvm::Error E = selectPipeline(O, /*Legalize=*/false, P))
     return E;
   std::vector<std::string> R;
   for (const auto &Rw : P.Rewrites)
@@ -143,16 +158,19 @@ graphjit::rewriteFunction(const FunctionGraph &F, const RewriteOptions &O,
                           RewriteReport *Report) {
   auto T0 = std::chrono::steady_clock::now();
   Pipeline P;
-  if (llvm::Error E = selectPipeline(O, P))
+  if (llvm::Error E = selectPipeline(O, hasWideElemwise(F), P))
     return E;
   RewriteReport R;
   R.Optimizer = O.Optimizer;
   R.NodesBefore = F.numApplies();
 
   std::unique_ptr<RewriteGraph> G = RewriteGraph::build(F);
-  // With nothing to run the result is a copy; otherwise, as in Theano's
-  // FunctionGraph, only what the outputs and updates need is kept.
-  bool Copy = P.Phases.empty();
+  // With nothing to run but legalizing the result is a copy; otherwise, as
+  // in Theano's FunctionGraph, only what the outputs and updates need is
+  // kept.
+  bool Copy = llvm::all_of(P.Rewrites, [](const auto &R) {
+    return R->hasTag("legalize");
+  });
   if (!Copy) {
     G->removeUnreachable();
     // Every rewrite assumes no Apply writes over its inputs (constant
