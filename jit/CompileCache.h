@@ -1,7 +1,7 @@
 //===- CompileCache.h - Compiled objects kept on disk ----------*- C++ -*-===//
 //
 // Theano kept compiled thunks in its compiledir; graphjit keeps each
-// function's object file, keyed by a hash of the module as lowered and of
+// function's object files (one, or two with a long driver's glue), keyed by a hash of the module as lowered and of
 // everything else that decides the machine code: the optimization level,
 // the host CPU and its features, the LLVM version and the JIT pipeline's
 // version. A hit skips LLVM optimization and code generation: a fresh

@@ -311,11 +311,12 @@ bool NDArray::identical(const NDArray &O) const {
 static void printElement(llvm::raw_ostream &OS, const NDArray &A, int64_t I) {
   if (A.dtype() == DType::Bool)
     OS << (A.getInt(I) ? "True" : "False");
-  else if (isFloat(A.dtype()))
-    OS << llvm::format(A.dtype() == DType::F32 ? "%.8g" : "%.17g",
-                       A.getDouble(I));
-  else
+  else if (!isFloat(A.dtype()))
     OS << A.getInt(I);
+  else if (double V = A.getDouble(I); std::isnan(V))
+    OS << "nan"; // As NumPy prints it, whatever its sign bit ("-nan").
+  else
+    OS << llvm::format(A.dtype() == DType::F32 ? "%.8g" : "%.17g", V);
 }
 
 std::string NDArray::str(int64_t MaxElements) const {

@@ -43,6 +43,14 @@ private:
   void printTensorLines(StringRef Kind, ArrayRef<TensorInfo> Tensors);
 };
 
+/// The <apply time> column, 7 characters as Theano's "%7.3f": below a
+/// millisecond (which Theano prints as 0.000) with two significant digits.
+std::string applyTime(double Seconds) {
+  if (Seconds == 0 || Seconds >= 1e-3)
+    return formatv("{0,7:f3}", Seconds).str();
+  return formatv("{0,7:e1}", Seconds).str();
+}
+
 } // namespace
 
 void ReportPrinter::printGlobal(StringRef Machine) {
@@ -130,10 +138,11 @@ void ReportPrinter::printGroupTable(bool ByOp) {
   for (size_t I = 0; I < Shown; ++I) {
     const GroupRow &R = Rows[I];
     Sum += R.Seconds;
-    OS << format("  %4.1f%%   %5.1f%%     %7.3fs       %8.2es    %2s  %6llu  "
+    OS << format("  %4.1f%%   %5.1f%%     %ss       %8.2es    %2s  %6llu  "
                  "  %4u   ",
                  percent(R.Seconds, ThunkSeconds), percent(Sum, ThunkSeconds),
-                 R.Seconds, safeRatio(R.Seconds, double(R.Calls)),
+                 applyTime(R.Seconds).c_str(),
+                 safeRatio(R.Seconds, double(R.Calls)),
                  R.Type.c_str(), (unsigned long long)R.Calls, R.Applies)
        << R.Name << "\n";
   }
@@ -175,10 +184,11 @@ void ReportPrinter::printApplyTable() {
     }
     if (A.BytesPerCall > 0 && A.Seconds > 0)
       GBs = formatv("{0:f2}", gbytesPerSecond(A)).str();
-    OS << format("  %4.1f%%   %5.1f%%     %7.3fs       %.2es  %6llu  %4u "
+    OS << format("  %4.1f%%   %5.1f%%     %ss       %.2es  %6llu  %4u "
                  "%8s %10s %7s  ",
                  percent(A.Seconds, ThunkSeconds), percent(Sum, ThunkSeconds),
-                 A.Seconds, safeRatio(A.Seconds, double(A.Calls)),
+                 applyTime(A.Seconds).c_str(),
+                 safeRatio(A.Seconds, double(A.Calls)),
                  (unsigned long long)A.Calls, A.Id, Mflops.c_str(),
                  Gflops.c_str(), GBs.c_str())
        << A.Name << "\n";
