@@ -58,10 +58,10 @@ def wide_add_same(k):
 
 
 FAMILIES = {
-    "chain": (chain, "Applies"),
-    "unfusable chain": (unfusable, "Applies"),
-    "add of k inputs": (wide_add, "operands"),
-    "add of x, k times": (wide_add_same, "operands"),
+    "chain": (chain, "Apply"),
+    "unfusable chain": (unfusable, "Apply"),
+    "add of k inputs": (wide_add, "operand"),
+    "add of x, k times": (wide_add_same, "operand"),
 }
 
 
@@ -145,7 +145,7 @@ def main():
                 if len(per_unit) >= 2:
                     print("%-18s %-16s growth per %s, largest over smallest:"
                           " %.2f" % (family, "%s/%s" % (linker, optimizer),
-                                     unit[:-1], per_unit[-1] / per_unit[0]))
+                                     unit, per_unit[-1] / per_unit[0]))
 
 
 if __name__ == "__main__":

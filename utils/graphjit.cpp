@@ -20,6 +20,7 @@
 #include "graphjit/Printer.h"
 #include "graphjit/Random.h"
 #include "graphjit/Rewrite.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -51,7 +52,9 @@ static cl::opt<unsigned> Calls("calls",
 static cl::opt<std::string>
     OutputDir("output-dir",
               cl::desc("Write every output, and after the last call every "
-                       "shared variable, as NAME.npy into this folder"),
+                       "shared variable, as NAME.npy into this folder (a "
+                       "shared variable that is also an output's name: "
+                       "NAME.updated.npy)"),
               cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<uint64_t> Seed("seed",
                               cl::desc("Seed for the inputs that are not given"),
@@ -342,11 +345,18 @@ static Error writeOutputs(const FunctionGraph &F,
     sys::path::append(Path, Name + ".npy");
     return writeNpy(Path, A);
   };
-  for (unsigned I = 0; I < Results.size(); ++I)
-    if (Error E = Write(F.outputs()[I]->displayName(), Results[I]))
+  StringSet<> Outputs;
+  for (unsigned I = 0; I < Results.size(); ++I) {
+    Outputs.insert(F.outputName(I));
+    if (Error E = Write(F.outputName(I), Results[I]))
       return E;
+  }
+  // Never over an output: an output that is a shared variable holds its
+  // value at the call, the variable its value after it.
   for (const auto &S : F.module()->sharedVariables())
-    if (Error E = Write(S->Name, S->Value))
+    if (Error E = Write(Outputs.contains(S->Name) ? S->Name + ".updated"
+                                                  : S->Name,
+                        S->Value))
       return E;
   return Error::success();
 }
@@ -416,10 +426,10 @@ static Expected<FunctionGraph *> chosenFunction(const GraphModule &M) {
                            InputFile + " (it defines: " + Known + ")");
 }
 
-// F as the optimizer of the flags rewrites it; null where that is a copy
-// (optimizer=None: F as written).
+// F as the optimizer of the flags rewrites it (Place: placed on their
+// device); null where that is a copy (optimizer=None: F as written).
 static Expected<std::unique_ptr<FunctionGraph>>
-rewritten(const FunctionGraph &F, const Flags &PF) {
+rewritten(const FunctionGraph &F, const Flags &PF, bool Place = true) {
   RewriteOptions O;
   O.Optimizer = PF.Optimizer;
   O.Excluding = splitRewriteTags(PF.OptimizerExcluding);
@@ -427,7 +437,7 @@ rewritten(const FunctionGraph &F, const Flags &PF) {
   Expected<DeviceKind> Device = parseDeviceKind(PF.Device);
   if (!Device)
     return Device.takeError();
-  O.Gpu = *Device != DeviceKind::Cpu;
+  O.Gpu = Place && *Device != DeviceKind::Cpu;
   // Checked for None too, as Function::compile does.
   if (Expected<std::vector<std::string>> Names = selectedRewrites(O); !Names)
     return Names.takeError();
@@ -454,7 +464,10 @@ static void printProvenance(const FunctionGraph &G, raw_ostream &OS) {
 }
 
 // -print-graph: the shared variables as printModule writes them, then each
-// function (or the one of -function) as the optimizer rewrote it.
+// function (or the one of -function) as the optimizer rewrote it. With a
+// device, the text format having no device ops, the function is printed
+// as the optimizer rewrote it for the host, which compiled with that device
+// is placed the same way, and the placed graph follows as comments.
 static Error printRewritten(const GraphModule &M, const Flags &PF) {
   std::vector<const FunctionGraph *> Functions;
   if (FunctionName.empty()) {
@@ -468,12 +481,22 @@ static Error printRewritten(const GraphModule &M, const Flags &PF) {
   }
   // Everything is rewritten before anything is printed: an error prints
   // nothing.
-  std::vector<std::unique_ptr<FunctionGraph>> Rewritten;
+  Expected<DeviceKind> Device = parseDeviceKind(PF.Device);
+  if (!Device)
+    return Device.takeError();
+  std::vector<std::unique_ptr<FunctionGraph>> Rewritten, Placed;
   for (const FunctionGraph *F : Functions) {
-    Expected<std::unique_ptr<FunctionGraph>> G = rewritten(*F, PF);
+    Expected<std::unique_ptr<FunctionGraph>> G = rewritten(*F, PF, false);
     if (!G)
       return G.takeError();
     Rewritten.push_back(std::move(*G));
+    Placed.emplace_back();
+    if (*Device == DeviceKind::Cpu)
+      continue;
+    Expected<std::unique_ptr<FunctionGraph>> P = rewritten(*F, PF);
+    if (!P)
+      return P.takeError();
+    Placed.back() = std::move(*P);
   }
   for (const auto &S : M.sharedVariables())
     outs() << "shared " << S->Name << ": " << S->Type.str() << " = "
@@ -487,6 +510,16 @@ static Error printRewritten(const GraphModule &M, const Flags &PF) {
     printFunction(G, outs());
     if (Rewritten[I])
       printProvenance(G, outs());
+    if (!Placed[I])
+      continue;
+    std::string Text;
+    raw_string_ostream TS(Text);
+    printFunction(*Placed[I], TS);
+    outs() << "# placed with -device=" << PF.Device << ":\n";
+    SmallVector<StringRef, 16> Lines;
+    StringRef(Text).rtrim('\n').split(Lines, '\n');
+    for (StringRef Line : Lines)
+      outs() << "#   " << Line << "\n";
   }
   return Error::success();
 }
@@ -621,7 +654,7 @@ static int run() {
            << " Apply nodes run JIT code (C), the others perform (Py)\n";
   }
   for (unsigned I = 0; I < Results.size(); ++I)
-    printValue(F->outputs()[I]->displayName(), Results[I]);
+    printValue(F->outputName(I), Results[I]);
   // With -calls=0 there are no outputs, and the shared variables are as
   // initialised.
   for (const Update &U : F->updates())

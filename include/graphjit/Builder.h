@@ -54,7 +54,10 @@ public:
              const AttrMap &Attrs = {}, SourceLoc Loc = {});
 
   void name(Variable *V, std::string Name) { F->setName(V, std::move(Name)); }
-  void output(Variable *V) { F->addOutput(V); }
+  /// Name: the output's name where it is not V's (FunctionGraph::addOutput).
+  void output(Variable *V, std::string Name = "") {
+    F->addOutput(V, std::move(Name));
+  }
   /// `update NAME = V`: checks that NAME is shared and V has its type.
   llvm::Error update(llvm::StringRef SharedName, Variable *V,
                      SourceLoc Loc = {});

@@ -169,6 +169,13 @@ public:
   llvm::ArrayRef<Variable *> inputs() const { return Inputs; }
   llvm::ArrayRef<Variable *> outputs() const { return Outputs; }
   llvm::ArrayRef<Update> updates() const { return Updates; }
+  /// What the function calls output I: its signature's name (several
+  /// outputs may be one variable, an input or a shared variable), else
+  /// the variable's display name.
+  std::string outputName(unsigned I) const {
+    return OutputNames[I].empty() ? Outputs[I]->displayName()
+                                  : OutputNames[I];
+  }
   /// Applies in topological order; Apply::id() is the index here.
   std::vector<Apply *> applies() const;
   size_t numApplies() const { return Nodes.size(); }
@@ -197,7 +204,12 @@ public:
   void setName(Variable *V, std::string N) { V->Name = std::move(N); }
   /// Gives a weak literal its final dtype (the value is converted).
   void retypeLiteral(Variable *V, DType T);
-  void addOutput(Variable *V) { Outputs.push_back(V); }
+  /// Name: what the function's signature calls the output (`q` in
+  /// `-> (q)`, even where `q = w` makes it w's value); empty for none.
+  void addOutput(Variable *V, std::string Name = "") {
+    Outputs.push_back(V);
+    OutputNames.push_back(std::move(Name));
+  }
   void addUpdate(SharedVariable *S, Variable *V, SourceLoc Loc) {
     Updates.push_back({S, V, std::move(Loc)});
   }
@@ -210,6 +222,7 @@ private:
   std::vector<std::unique_ptr<Apply>> Nodes;
   std::vector<Variable *> Inputs;
   std::vector<Variable *> Outputs;
+  std::vector<std::string> OutputNames;
   std::vector<Update> Updates;
   llvm::DenseMap<const SharedVariable *, Variable *> SharedReads;
   Variable *newVariable(Variable::Kind K, TensorType T);

@@ -498,7 +498,7 @@ void FunctionSema::resolveOutputs() {
       }
       Out = L;
     }
-    B.output(Out);
+    B.output(Out, O.Name);
   }
 }
 

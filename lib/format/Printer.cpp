@@ -253,6 +253,16 @@ void FunctionPrinter::print() {
     printCall(*A);
     OS << "\n";
   }
+  // Outputs the signature names apart from their variable (q = w).
+  std::vector<std::string> OutNames;
+  for (unsigned I = 0; I < F.outputs().size(); ++I) {
+    std::string Name = F.outputName(I), &Var = Names[F.outputs()[I]];
+    bool Alias = Name != Var && isIdentifier(Name) && !Taken.count(Name) &&
+                 !llvm::is_contained(OutNames, Name);
+    if (Alias)
+      OS << "  " << Name << " = " << Var << "\n";
+    OutNames.push_back(Alias ? Name : Var);
+  }
   for (const Update &U : F.updates()) {
     OS << "  update " << U.Target->Name << " = ";
     printRef(U.Value);
@@ -268,8 +278,8 @@ void FunctionPrinter::print() {
     Out << (I ? ", " : "") << Names[In] << ": " << In->type().str();
   }
   Out << ") -> (";
-  for (unsigned I = 0; I < F.outputs().size(); ++I)
-    Out << (I ? ", " : "") << Names[F.outputs()[I]];
+  for (unsigned I = 0; I < OutNames.size(); ++I)
+    Out << (I ? ", " : "") << OutNames[I];
   Out << ") {\n" << BodyText << "}\n";
 }
 

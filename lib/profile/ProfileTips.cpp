@@ -25,6 +25,9 @@ constexpr double PyShare = 0.10;
 constexpr double Float64Share = 0.50;
 /// Applies below this share are not worth a bandwidth tip.
 constexpr double BandwidthMinShare = 0.05;
+/// An Apply moving less than this per call is timed mostly by its fixed
+/// costs (the call, the loop's setup), not by memory: no bandwidth tip.
+constexpr double BandwidthMinBytesPerCall = 256 * 1024;
 /// "Far below the bandwidth": under this fraction of the reference.
 constexpr double SlowFraction = 0.25;
 /// Above this many flops per byte an Apply is compute-bound (dot), not
@@ -135,6 +138,7 @@ void bandwidthTip(const FunctionProfile &F, double Total,
   for (const ApplyProfile &A : F.Applies) {
     double GBs = gbytesPerSecond(A);
     if (GBs <= 0 || safeRatio(A.Seconds, Total) < BandwidthMinShare ||
+        A.BytesPerCall < BandwidthMinBytesPerCall ||
         safeRatio(A.FlopsPerCall, A.BytesPerCall) > ComputeBoundIntensity)
       continue;
     if (GBs < SlowFraction * Reference)
@@ -147,11 +151,23 @@ void bandwidthTip(const FunctionProfile &F, double Total,
   for (size_t I = 0; I < Slow.size() && I < MaxRowsPerTip; ++I) {
     const ApplyProfile &A = *Slow[I];
     double GBs = gbytesPerSecond(A);
+    // Strides are a suspect only where the table shows some that are not
+    // contiguous (none recorded: unknown).
+    auto Strided = [](ArrayRef<TensorInfo> Ts) {
+      return llvm::any_of(
+          Ts, [](const TensorInfo &T) { return stridesString(T) != "c"; });
+    };
+    bool Known = !A.Inputs.empty() || !A.Outputs.empty();
+    std::string Suspect =
+        !Known ? "its strides (non-contiguous arrays?) and its loop"
+        : Strided(A.Inputs) || Strided(A.Outputs)
+            ? "its non-contiguous arrays (the strides in its rows) and its "
+              "loop"
+            : "its loop (its arrays are contiguous)";
     Tips.push_back(formatv("{0} moves {1:f2} GB/s, {2:f1}% of {3}, and takes "
-                           "{4:f1}% of the time in thunks: look at its "
-                           "strides (non-contiguous inputs?) and its loop.",
+                           "{4:f1}% of the time in thunks: look at {5}.",
                            describe(A), GBs, percent(GBs, Reference), Against,
-                           percent(A.Seconds, Total)));
+                           percent(A.Seconds, Total), Suspect));
   }
 }
 

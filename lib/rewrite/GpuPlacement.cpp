@@ -39,6 +39,20 @@ RValue *deviceSource(const RValue &V) {
   return nullptr;
 }
 
+/// What the device copy of V is called, so that a device Apply's inputs
+/// can be told apart in the profile's rows: gpu(x), gpu(2.0),
+/// gpu(Shape_i{0}.0).
+std::string copyName(const RValue &V) {
+  std::string Of = V.Name;
+  if (Of.empty() && V.Shared)
+    Of = V.Shared->Name;
+  if (Of.empty() && V.isConstant())
+    Of = V.Literal.empty() ? V.Value.str(10) : V.Literal;
+  if (Of.empty() && V.Owner)
+    Of = V.Owner->OpName + "." + std::to_string(V.OutIndex);
+  return "gpu(" + Of + ")";
+}
+
 /// V on the device: where it came from, an existing copy, or a new one.
 llvm::Expected<RValue *> onDevice(RewriteGraph &G, RValue *V,
                                   const OpRef &ToDevice) {
@@ -51,6 +65,7 @@ llvm::Expected<RValue *> onDevice(RewriteGraph &G, RValue *V,
   llvm::Expected<RNode *> Copy = G.makeNode(ToDevice, {V});
   if (!Copy)
     return Copy.takeError();
+  (*Copy)->Outputs[0]->Name = copyName(*V);
   return (*Copy)->Outputs[0];
 }
 

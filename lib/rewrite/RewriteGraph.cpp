@@ -318,11 +318,12 @@ RewriteGraph::write(bool KeepUnused) const {
   }
 
   auto Lookup = [&](RValue *V) -> Variable * { return Map[resolve(V)->Id]; };
-  for (RValue *V : OutputValues) {
-    if (!Lookup(V))
+  for (size_t I = 0; I < OutputValues.size(); ++I) {
+    Variable *V = Lookup(OutputValues[I]);
+    if (!V)
       return llvm::createStringError(
           "internal error: an output of the rewritten graph is not defined");
-    G->addOutput(Lookup(V));
+    G->addOutput(V, Source.outputName(I));
   }
   llvm::ArrayRef<Update> Updates = Source.updates();
   for (size_t I = 0; I < Updates.size(); ++I) {

@@ -278,8 +278,9 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
       .def_prop_ro("output_names",
                    [](const FunctionHandle &H) {
                      std::vector<std::string> R;
-                     for (Variable *V : H.Fn->graph().outputs())
-                       R.push_back(V->displayName());
+                     const FunctionGraph &G = H.Fn->graph();
+                     for (unsigned I = 0; I < G.outputs().size(); ++I)
+                       R.push_back(G.outputName(I));
                      return R;
                    })
       .def_prop_ro("linker",

@@ -259,8 +259,8 @@ static void bindVariablesAndGraphs(nb::module_ &M) {
       .def_prop_ro("output_names",
                    [](const GraphHandle &G) {
                      std::vector<std::string> R;
-                     for (Variable *V : G.Graph->outputs())
-                       R.push_back(V->displayName());
+                     for (unsigned I = 0; I < G.Graph->outputs().size(); ++I)
+                       R.push_back(G.Graph->outputName(I));
                      return R;
                    })
       .def_prop_ro("num_applies",

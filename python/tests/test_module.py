@@ -205,3 +205,31 @@ func f(a: f64[n, n], b: f64[n, n]) -> (c) { c = dot(a, b) }""").function("f")
         done.set()
         t.join()
     assert moved > 0
+
+
+ALIASED = """
+shared w: f64[2] = zeros
+func f(x: f64[2]) -> (q, w, y, r) {
+  q = w
+  y = x
+  r = mul(x, 1.0)
+  update w = add(w, 1.0)
+}
+"""
+
+
+@pytest.mark.parametrize("linker", ["c|py", "py"])
+def test_outputs_keep_the_functions_names(linker):
+    # q is the shared variable, y the input, r becomes x once mul_one ran:
+    # each keeps its name; an output that is a shared variable holds its
+    # value at the call.
+    f = graphjit.loads(ALIASED).function("f", linker=linker)
+    assert f.output_names == ["q", "w", "y", "r"]
+    x = np.array([3.0, 4.0])
+    q, w, y, r = f(x)
+    np.testing.assert_array_equal(q, [0.0, 0.0])
+    np.testing.assert_array_equal(w, [0.0, 0.0])
+    np.testing.assert_array_equal(y, x)
+    np.testing.assert_array_equal(r, x)
+    q, w, _, _ = f(x)
+    np.testing.assert_array_equal(q, [1.0, 1.0])

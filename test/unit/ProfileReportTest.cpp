@@ -272,6 +272,30 @@ TEST(ProfileTips, BandwidthAgainstTheBestOrTheMachine) {
   EXPECT_FALSE(hasTipWith(computeTips(F), "GB/s"));
 }
 
+// A tip must be true of the Apply it names: contiguous arrays are not a
+// suspect, and an Apply moving little per call is timed by its fixed
+// costs, not by memory.
+TEST(ProfileTips, BandwidthSaysWhatItSaw) {
+  FunctionProfile F = function("f", {apply(0, "Add", "Elemwise", 10, 1.0),
+                                     apply(1, "Mul", "Elemwise", 10, 1.0)});
+  F.Applies[0].BytesPerCall = 1e9; // 10 GB/s
+  F.Applies[1].BytesPerCall = 1e8; // 1 GB/s, contiguous arrays
+  std::vector<std::string> Tips = computeTips(F);
+  EXPECT_TRUE(hasTipWith(Tips, "look at its loop (its arrays are contiguous)"));
+  EXPECT_FALSE(hasTipWith(Tips, "strides"));
+
+  F.Applies[1].Inputs = {{"float32", {100}, {8}}}; // every other float
+  Tips = computeTips(F);
+  EXPECT_TRUE(hasTipWith(Tips, "look at its non-contiguous arrays (the "
+                               "strides in its rows) and its loop"));
+
+  // 1,000 bytes a call, at 1,000 times less per second than the other:
+  // the call's fixed costs, not memory.
+  F.Applies[0].BytesPerCall = 1e6;
+  F.Applies[1].BytesPerCall = 1e3;
+  EXPECT_FALSE(hasTipWith(computeTips(F), "GB/s"));
+}
+
 TEST(ProfileTips, OverheadAndNothingToSay) {
   FunctionProfile F = function("f",
                                {apply(0, "Add", "Elemwise", 10, 0.2),

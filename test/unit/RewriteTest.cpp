@@ -51,8 +51,9 @@ func f(x: f64[n], y: f64[n]) -> (r, s) {
 }
 )");
   ASSERT_TRUE(W.G);
-  EXPECT_EQ("func f(x: f64[n], y: f64[n]) -> (r, r) {\n"
+  EXPECT_EQ("func f(x: f64[n], y: f64[n]) -> (r, s) {\n"
             "  r = add(x, y)\n"
+            "  s = r\n"
             "}\n",
             W.Text);
   const Apply *Add = W.G->applies()[0];
@@ -89,8 +90,9 @@ func f(x: f64[n], y: f64[n]) -> (a, b) {
   ASSERT_TRUE(W.G);
   EXPECT_EQ(3u, W.G->numApplies());
   EXPECT_EQ(W.G->outputs()[0], W.G->outputs()[1]);
-  EXPECT_EQ("func f(x: f64[n], y: f64[n]) -> (a, a) {\n"
+  EXPECT_EQ("func f(x: f64[n], y: f64[n]) -> (a, b) {\n"
             "  a = tanh(exp(add(x, y)))\n"
+            "  b = a\n"
             "}\n",
             W.Text);
   // The first phase did it all.
@@ -206,8 +208,13 @@ func f(x: f64[n], y: f64[n], i: i64[n]) -> (a, b, c, d, e, g) {
 }
 )");
   ASSERT_TRUE(W.G);
-  EXPECT_EQ("func f(x: f64[n], y: f64[n], i: i64[n]) -> (x, x, y, y, e, i) {\n"
+  EXPECT_EQ("func f(x: f64[n], y: f64[n], i: i64[n]) -> (a, b, c, d, e, g) {\n"
             "  e = add(x, y)\n"
+            "  a = x\n"
+            "  b = x\n"
+            "  c = y\n"
+            "  d = y\n"
+            "  g = i\n"
             "}\n",
             W.Text);
   EXPECT_EQ(2u, applied(W.R, "mul_one"));
@@ -258,8 +265,10 @@ func f(x: f64[n], i: i8[n]) -> (a, b, c) {
 }
 )");
   ASSERT_TRUE(W.G);
-  EXPECT_EQ("func f(x: f64[n], i: i8[n]) -> (x, b, i) {\n"
+  EXPECT_EQ("func f(x: f64[n], i: i8[n]) -> (a, b, c) {\n"
             "  b = neg(x)\n"
+            "  a = x\n"
+            "  c = i\n"
             "}\n",
             W.Text);
 }
@@ -277,11 +286,13 @@ func f(x: f64[n], i: i32[n], b: bool[n], s: f64[]) -> (a, c, d, e, g, h) {
 )");
   ASSERT_TRUE(W.G);
   EXPECT_EQ("func f(x: f64[n], i: i32[n], b: bool[n], s: f64[]) -> "
-            "(a, c, a, x, g, h) {\n"
+            "(a, c, d, e, g, h) {\n"
             "  a = sqr(x)\n"
             "  c = sqr(i)\n"
             "  g = pow(b, 2)\n"
             "  h = pow(s, alloc(2.0, shape=[2]))\n"
+            "  d = a\n"
+            "  e = x\n"
             "}\n",
             W.Text);
   // pow(x, 2) and mul(x, x) became the same sqr(x), merged.
@@ -309,11 +320,13 @@ func f(x: f64[n], y: f32[n], i: i8[n], u: u8[n], j: i64[n]) -> (a, b, c, d, e, g
                             withoutFusion());
   ASSERT_TRUE(W.G);
   EXPECT_EQ("func f(x: f64[n], y: f32[n], i: i8[n], u: u8[n], j: i64[n]) -> "
-            "(x, y, c, d, e, g) {\n"
+            "(a, b, c, d, e, g) {\n"
             "  c = cast(cast(x, dtype=f32), dtype=f64)\n"
             "  d = cast(i, dtype=f64)\n"
             "  e = cast(cast(u, dtype=i8), dtype=i32)\n"
             "  g = cast(cast(j, dtype=f64), dtype=i64)\n"
+            "  a = x\n"
+            "  b = y\n"
             "}\n",
             W.Text);
   EXPECT_EQ(1u, applied(W.R, "cast_same"));
@@ -347,8 +360,11 @@ func f(x: f64[n, m], v: f64[n]) -> (a, b, c, d) {
 }
 )");
   ASSERT_TRUE(W.G);
-  EXPECT_EQ("func f(x: f64[n, m], v: f64[n]) -> (x, x, v, d) {\n"
+  EXPECT_EQ("func f(x: f64[n, m], v: f64[n]) -> (a, b, c, d) {\n"
             "  d = dimshuffle(x, pattern=[0,1,x])\n"
+            "  a = x\n"
+            "  b = x\n"
+            "  c = v\n"
             "}\n",
             W.Text);
 }
@@ -384,8 +400,10 @@ func f(x: f64[n, 784], w: f64[784], y: f64[n]) -> (a, b, c) {
   ASSERT_TRUE(W.G);
   // The dot is gone; all three read x's dim 0, merged into one Apply
   // named as the first statement.
-  EXPECT_EQ("func f(x: f64[n, 784], w: f64[784], y: f64[n]) -> (a, a, a) {\n"
+  EXPECT_EQ("func f(x: f64[n, 784], w: f64[784], y: f64[n]) -> (a, b, c) {\n"
             "  a = shape(x, axis=0)\n"
+            "  b = a\n"
+            "  c = a\n"
             "}\n",
             W.Text);
   EXPECT_EQ(2u, applied(W.R, "shape_i_of_input"));
