@@ -11,7 +11,9 @@
 //    from the profile itself (target: at least 0.95);
 //  - profile_memory: memory-profiled against plainly profiled calls, per
 //    Apply on the chain and relative on the train steps (target: at most
-//    2% more than plain profiling).
+//    2% more than plain profiling);
+//  - the timeline (profiling__trace): traced against plainly profiled
+//    calls on the chain, per slice recorded (target: at most 20 ns).
 // Each figure is the median of several repetitions.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +24,7 @@
 #include "graphjit/Parser.h"
 #include "graphjit/ProfileStats.h"
 #include "graphjit/Random.h"
+#include "graphjit/Flags.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -66,6 +69,21 @@ static void benchChain() {
   outs() << format("  with profile_memory: profiled %.2f us, memory-profiled "
                    "%.2f us per call: %.2f ns more per Apply\n",
                    TProf2 * 1e6, TMem * 1e6, (TMem - TProf2) / Applies * 1e9);
+  // The flag turns the trace on for the functions compiled from then on,
+  // with a ring smaller than the run: the cost with the ring wrapping, as
+  // in a long run. (The file, written at exit, is thrown away.)
+  Flags Fl = llvm::cantFail(processFlags());
+  Fl.ProfilingTrace = "/dev/null";
+  Fl.ProfilingTraceEvents = 1 << 20;
+  setProcessFlags(Fl);
+  auto Traced = compileOrDie(F, Profiling::Time, "None");
+  auto [TProf3, TTrace] = sideBySide(*Profiled, *Traced, In, 15, 200);
+  Fl.ProfilingTrace.clear();
+  setProcessFlags(Fl);
+  outs() << format("  with the timeline: profiled %.2f us, traced %.2f us per "
+                   "call: %.2f ns more per slice (an Apply's or the call's)\n",
+                   TProf3 * 1e6, TTrace * 1e6,
+                   (TTrace - TProf3) / (Applies + 1) * 1e9);
 }
 
 static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {

@@ -5,6 +5,7 @@
 #include "VectorMath.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
+#include "runtime/TraceRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Config/llvm-config.h"
@@ -76,6 +77,7 @@ void JitEngine::registerSymbols(ArrayRef<RuntimeSymbol> Symbols) {
 static Error defineRuntimeSymbols(orc::LLJIT &J) {
   std::lock_guard<std::mutex> G(RegisteredLock);
   for (auto Group : {ProfileRuntime::symbols(), MemoryRuntime::symbols(),
+                     TraceRuntime::symbols(),
                      ArrayRef<RuntimeSymbol>(registeredSymbols())})
     if (Error E = defineSymbols(J, Group))
       return E;
@@ -339,6 +341,12 @@ void JitEngine::release(CompiledCode &Code) {
   if (!Code.Dylib)
     return;
   std::lock_guard<std::mutex> Guard(P->Lock);
+  // The timeline names its slices from their descriptors when it is
+  // written, at exit: code that recorded some stays until then.
+  if (Code.Profile && TraceRuntime::recorded(Code.Profile)) {
+    Code = CompiledCode();
+    return;
+  }
   // Another function's descriptor may land at the same address later.
   if (Code.Profile) {
     ProfileRuntime::forget(*Code.Profile);

@@ -165,7 +165,8 @@ public:
   FunctionInstrumenter(Function &F, ArrayRef<MarkedApply> Applies,
                        const InstrumentAppliesOptions &Opts)
       : F(F), M(*F.getParent()), Ctx(F.getContext()), Applies(Applies),
-        Clock(Opts.Clock), Memory(Opts.Memory), I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)),
+        Clock(Opts.Clock), Memory(Opts.Memory), Trace(Opts.Trace),
+        I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)),
         Ptr(PointerType::getUnqual(Ctx)), CounterTy(StructType::get(I64, I64)) {
   }
 
@@ -177,7 +178,7 @@ private:
   LLVMContext &Ctx;
   ArrayRef<MarkedApply> Applies;
   CounterClock Clock;
-  bool Memory;
+  bool Memory, Trace;
   Type *I64, *I32, *Ptr;
   StructType *CounterTy;
   GlobalVariable *Desc = nullptr;
@@ -191,6 +192,8 @@ private:
   /// gj_memory_exit before each return.
   void hookMemory(Instruction *EnterAfter);
   void charge(IRBuilder<> &B, const MarkedApply &A, Value *Start, Value *End);
+  /// With Trace: the slice of Apply Id (-1: the call) on the timeline.
+  void traceSlice(IRBuilder<> &B, int32_t Id, Value *Start, Value *End);
   /// Where the Apply that ends block PB chains to: the first Apply of PB's
   /// only successor that has PB as its unique predecessor; -1 if none.
   int chainSuccessor(BasicBlock &PB, const DenseMap<BasicBlock *, int> &First);
@@ -264,6 +267,18 @@ void FunctionInstrumenter::charge(IRBuilder<> &B, const MarkedApply &A,
   Old = B.CreateAlignedLoad(I64, Calls, A8, "gj.calls");
   B.CreateAlignedStore(
       B.CreateAdd(Old, ConstantInt::get(I64, 1), "gj.calls.new"), Calls, A8);
+  traceSlice(B, int32_t(A.Id), Start, End);
+}
+
+void FunctionInstrumenter::traceSlice(IRBuilder<> &B, int32_t Id,
+                                      Value *Start, Value *End) {
+  if (!Trace)
+    return;
+  FunctionCallee Slice = M.getOrInsertFunction(
+      "gj_trace_slice",
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, I32, I64, I64}, false));
+  B.CreateCall(Slice, {Desc, ConstantInt::get(I32, Id, /*IsSigned=*/true),
+                       Start, End});
 }
 
 int FunctionInstrumenter::chainSuccessor(
@@ -387,6 +402,7 @@ void FunctionInstrumenter::run() {
     Value *End = readClock(BR);
     BR.CreateCall(Exit,
                   {Desc, Counters, BR.CreateSub(End, CallStart, "gj.dt")});
+    traceSlice(BR, -1, CallStart, End);
   }
   ++NumFunctions;
   NumApplies += Applies.size();
@@ -563,11 +579,13 @@ InstrumentAppliesPass::parseParams(StringRef Params) {
       Opts.Clock = CounterClock::Call;
     else if (Param == "memory")
       Opts.Memory = true;
+    else if (Param == "trace")
+      Opts.Trace = true;
     else
-      return createStringError(inconvertibleErrorCode(),
-                               Twine("invalid ") + PassName + " parameter '" +
-                                   Param +
-                                   "' (expected clock=tsc, clock=call or memory)");
+      return createStringError(
+          inconvertibleErrorCode(),
+          Twine("invalid ") + PassName + " parameter '" + Param +
+              "' (expected clock=tsc, clock=call, memory or trace)");
   }
   return Opts;
 }

@@ -44,6 +44,9 @@ struct InstrumentAppliesOptions {
   /// of malloc, calloc, realloc, aligned_alloc and free routed to the
   /// gj_memory_* hooks.
   bool Memory = false;
+  /// Also record the timeline (profiling__trace): gj_trace_slice after
+  /// every Apply and at the end of every call (runtime/TraceRuntime.h).
+  bool Trace = false;
 };
 
 /// The name of the descriptor the pass emits for function Function.

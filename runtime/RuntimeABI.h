@@ -135,6 +135,16 @@ void gj_profile_exit(const gj_profile_desc *desc, gj_apply_counter *counters,
 /* The fallback clock (GJ_PROFILE_CLOCK_CALL): CLOCK_MONOTONIC_RAW in ns. */
 uint64_t gj_profile_now(void);
 
+/*--- Timeline -----------------------------------------------------------*/
+
+/* One slice of the calling thread's timeline: Apply apply of desc's
+ * function (-1: the whole call) ran from start to end, in desc's clock.
+ * Code instrumented with the pass's `trace` option calls it after every
+ * Apply and at the end of every call; it records only while a trace is on
+ * (TraceRuntime.h). */
+void gj_trace_slice(const gj_profile_desc *desc, int32_t apply,
+                    uint64_t start, uint64_t end);
+
 /*--- Memory (ABI version 3) ----------------------------------------------*/
 
 /* The memory record of one call in progress on the calling thread. */

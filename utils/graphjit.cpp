@@ -112,6 +112,17 @@ static cl::opt<std::string> CacheDir(
 // Profiling: the options share their names with GRAPHJIT_FLAGS, which
 // gives their defaults (graphjit/Flags.h).
 static cl::OptionCategory ProfileCategory("Profiling options");
+static cl::opt<std::string> ProfileTrace(
+    "profile-trace",
+    cl::desc("Write a timeline of the calls, one slice per Apply per call, "
+             "as trace-event JSON that Perfetto's UI and chrome://tracing "
+             "open (implies -profile's timers; profiling__trace)"),
+    cl::value_desc("file.json"), cl::cat(ProfileCategory));
+static cl::opt<unsigned> ProfileTraceEvents(
+    "profile-trace-events",
+    cl::desc("The most slices the timeline keeps per thread, the last ones "
+             "(profiling__trace_events; default 1000000)"),
+    cl::init(0), cl::cat(ProfileCategory));
 static cl::opt<bool> ProfileOpt(
     "profile",
     cl::desc("Profile the function and print Theano's report after the "
@@ -408,6 +419,10 @@ static Expected<Flags> commandLineFlags() {
     PF.ProfileMemory = true;
   if (ProfileOptimizer)
     PF.ProfileOptimizer = true;
+  if (ProfileTrace.getNumOccurrences())
+    PF.ProfilingTrace = ProfileTrace;
+  if (ProfileTraceEvents.getNumOccurrences())
+    PF.ProfilingTraceEvents = ProfileTraceEvents;
   return PF;
 }
 
@@ -670,6 +685,8 @@ static int run() {
   // profile, printed now so that one that cannot be written fails the run.
   outs().flush();
   if (Error E = reportProcessProfile())
+    return fail(std::move(E));
+  if (Error E = writeProcessTrace())
     return fail(std::move(E));
   return 0;
 }

@@ -41,6 +41,13 @@ struct Flags {
   /// Leave each function's first call out of its profile (compilation
   /// warm-up: first-touch page faults, cold caches).
   bool ProfilingIgnoreFirstCall = false;
+  /// Write a timeline of every profiled call at exit: one slice per Apply
+  /// per call, in Chrome's trace-event JSON that Perfetto's UI and
+  /// chrome://tracing open (docs/profiling.md, "Timeline"). Implies
+  /// profile for the functions compiled. Empty: none.
+  std::string ProfilingTrace;
+  /// The most slices the timeline keeps per thread: the last ones.
+  unsigned ProfilingTraceEvents = 1000000;
   /// Memory Profile rows whose outputs take fewer bytes are only counted.
   unsigned ProfilingMinMemorySize = 1024;
   /// The graph optimizer (docs/optimizer.md): fast_run, fast_compile,

@@ -83,6 +83,10 @@ struct CompileOptions {
   /// section: phases, rewrites, the run time of each rewrite's Applies).
   /// Implies Profile. GRAPHJIT_FLAGS=profile_optimizer=True turns it on.
   bool ProfileOptimizer = false;
+  /// Also record every call's timeline (one slice per Apply per call) for
+  /// the trace file GRAPHJIT_FLAGS=profiling__trace=FILE names, written at
+  /// exit or by writeProcessTrace(). Implies Profile; set by that flag.
+  bool Trace = false;
   std::shared_ptr<ProfileStats> ProfileInto;
   /// Where computing Applies run (docs/gpu.md): "cpu", "cuda" or
   /// "cuda-emulated"; unset: the flags' `device` (cpu by default).

@@ -68,6 +68,12 @@ std::shared_ptr<ProfileStats> processProfileStats();
 /// exit afterwards. Success when nothing was profiled.
 llvm::Error reportProcessProfile();
 
+/// Writes the timeline that GRAPHJIT_FLAGS=profiling__trace=FILE asked for
+/// (every call of the functions compiled since, one slice per Apply) to
+/// that file now, once; it is otherwise written at exit. Nothing when no
+/// trace was asked for. docs/profiling.md, "Timeline".
+llvm::Error writeProcessTrace();
+
 } // namespace graphjit
 
 #endif

@@ -28,6 +28,7 @@
 #include "link/CallFrame.h"
 #include "link/FunctionProfiler.h"
 #include "link/JitCode.h"
+#include "link/TraceFile.h"
 #include "ops/GpuOps.h"
 #include "passes/InstrumentApplies.h"
 #include "runtime/Clock.h"
@@ -68,7 +69,7 @@ private:
   Error resolveOptions();
   bool isProfiled() const {
     return Opts.Profile || Opts.ProfileMemory || Opts.ProfileOptimizer ||
-           Opts.ProfileInto;
+           Opts.Trace || Opts.ProfileInto;
   }
   /// Runs Step's Body, adds its time and prints its result if asked.
   Error step(CompileStep Step, llvm::function_ref<Error()> Body);
@@ -171,10 +172,14 @@ Error CompilePipeline::resolveOptions() {
     return Fl.takeError();
   Opts.ProfileMemory |= Fl->ProfileMemory;
   Opts.ProfileOptimizer |= Fl->ProfileOptimizer;
+  Opts.Trace |= !Fl->ProfilingTrace.empty();
   Opts.AllowGC &= Fl->AllowGC;
+  // A trace alone times the Applies but reports nothing at exit.
   if ((Fl->Profile || Fl->ProfileMemory || Fl->ProfileOptimizer) &&
       !Opts.ProfileInto && !Opts.Profile)
     Opts.ProfileInto = processProfileStats();
+  if (Opts.Trace)
+    startProcessTrace(*Fl);
   if (Opts.Rewrite) {
     Rewrite = *Opts.Rewrite;
   } else {
@@ -288,6 +293,7 @@ Error CompilePipeline::instrument() {
                  ? CounterClock::Tsc
                  : CounterClock::Call;
   IO.Memory = Opts.ProfileMemory;
+  IO.Trace = Opts.Trace;
   if (Error E = instrumentApplies(*Lowered.Module, IO).takeError())
     return E;
   // IR instrumented elsewhere (-jit-llvm) is left as it is: without its

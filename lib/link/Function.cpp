@@ -13,6 +13,7 @@
 #include "link/CallFrame.h"
 #include "link/JitCode.h"
 #include "runtime/MemoryRuntime.h"
+#include "runtime/TraceRuntime.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -74,6 +75,9 @@ Error Function::startProfiling(const CompiledCode *Code) {
     for (unsigned I = 0; I < Compiled.size(); ++I)
       Compiled[I] = Compiled[I] || isCompiled(I);
     Profiler->setCompiled(Code->Profile, Compiled);
+    // The timeline names the calls after the function, not its driver.
+    if (Opts.Trace && Code->Profile)
+      TraceRuntime::nameFunction(Code->Profile, Graph.name());
   }
   if (Gpu) {
     // The tips name what could not move, and why.

@@ -288,7 +288,7 @@ TEST(InstrumentApplies, ParsedFromAPipelineString) {
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(toString(Bad.takeError()),
             "invalid graphjit-instrument parameter 'clock=wall' (expected "
-            "clock=tsc, clock=call or memory)");
+            "clock=tsc, clock=call, memory or trace)");
 }
 
 } // namespace

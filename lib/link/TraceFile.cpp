@@ -1,0 +1,159 @@
+//===- TraceFile.cpp - The process's timeline, in a file ------------------===//
+
+#include "link/TraceFile.h"
+#include "graphjit/ProfileStats.h"
+#include "runtime/Clock.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+
+using namespace graphjit;
+
+namespace {
+
+std::mutex TraceLock;
+std::string TracePath; // Set once the trace is on.
+std::atomic<bool> Written{false};
+
+void writeAtExit() {
+  if (llvm::Error E = writeProcessTrace())
+    llvm::errs() << "graphjit: error: " << llvm::toString(std::move(E))
+                 << "\n";
+}
+
+/// A descriptor's Applies by id.
+const gj_profile_apply *findApply(const gj_profile_desc &D, int32_t Id) {
+  const gj_profile_apply *End = D.applies + D.num_applies;
+  const gj_profile_apply *It = std::lower_bound(
+      D.applies, End, Id,
+      [](const gj_profile_apply &A, int32_t Id) { return A.id < Id; });
+  return It != End && It->id == Id ? It : nullptr;
+}
+
+} // namespace
+
+void graphjit::startProcessTrace(const Flags &Fl) {
+  std::lock_guard<std::mutex> Guard(TraceLock);
+  if (!TracePath.empty())
+    return;
+  TracePath = Fl.ProfilingTrace;
+  // The clock is calibrated before the first call, not during it.
+  ProfileClock::get();
+  TraceRuntime::start(Fl.ProfilingTraceEvents);
+  std::atexit(writeAtExit);
+}
+
+void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
+                                const std::vector<ThreadTrace> &Threads) {
+  const ProfileClock &Clock = ProfileClock::get();
+  // Time zero: the first slice's start, per clock (a module instrumented
+  // elsewhere may read the other one).
+  llvm::DenseMap<uint32_t, uint64_t> Zero;
+  uint64_t Dropped = 0, Slices = 0;
+  for (const ThreadTrace &T : Threads) {
+    Dropped += T.Dropped;
+    Slices += T.Slices.size();
+    for (const TraceSlice &S : T.Slices) {
+      auto [It, New] = Zero.try_emplace(S.Desc->clock, S.Start);
+      if (!New)
+        It->second = std::min(It->second, S.Start);
+    }
+  }
+  llvm::DenseMap<const gj_profile_desc *, std::string> Names;
+  auto NameOf = [&](const gj_profile_desc *D) -> const std::string & {
+    auto [It, New] = Names.try_emplace(D);
+    if (New)
+      It->second = TraceRuntime::functionName(D);
+    return It->second;
+  };
+  auto Micros = [&](uint64_t Ticks, uint32_t C) {
+    return Clock.seconds(Ticks, C) * 1e6;
+  };
+
+  llvm::json::OStream J(OS);
+  J.objectBegin();
+  J.attribute("displayTimeUnit", "ns");
+  J.attributeBegin("otherData");
+  J.objectBegin();
+  J.attribute("producer", "graphjit");
+  J.attribute("clock", Clock.clockName());
+  J.attribute("slices", int64_t(Slices));
+  J.attribute("dropped", int64_t(Dropped));
+  J.objectEnd();
+  J.attributeEnd();
+  J.attributeBegin("traceEvents");
+  J.arrayBegin();
+  J.object([&] {
+    J.attribute("ph", "M");
+    J.attribute("name", "process_name");
+    J.attribute("pid", 1);
+    J.attributeObject("args", [&] { J.attribute("name", "graphjit"); });
+  });
+  for (const ThreadTrace &T : Threads) {
+    J.object([&] {
+      J.attribute("ph", "M");
+      J.attribute("name", "thread_name");
+      J.attribute("pid", 1);
+      J.attribute("tid", T.Thread);
+      J.attributeObject("args", [&] {
+        J.attribute("name", "thread " + std::to_string(T.Thread));
+      });
+    });
+    for (const TraceSlice &S : T.Slices) {
+      uint32_t C = S.Desc->clock;
+      const gj_profile_apply *A =
+          S.Apply >= 0 ? findApply(*S.Desc, S.Apply) : nullptr;
+      J.object([&] {
+        J.attribute("ph", "X");
+        J.attribute("name", A ? std::string(A->name)
+                              : NameOf(S.Desc) + " (call)");
+        J.attribute("cat", A ? "apply" : "call");
+        J.attribute("pid", 1);
+        J.attribute("tid", T.Thread);
+        // Microseconds with nanoseconds in the decimals.
+        J.attribute("ts", std::round(Micros(S.Start - Zero[C], C) * 1e3) / 1e3);
+        J.attribute("dur", std::round(Micros(S.End - S.Start, C) * 1e3) / 1e3);
+        J.attributeObject("args", [&] {
+          J.attribute("function", NameOf(S.Desc));
+          if (A) {
+            J.attribute("id", A->id);
+            J.attribute("loc", A->loc);
+            J.attribute("type", A->kind);
+          }
+        });
+      });
+    }
+  }
+  J.arrayEnd();
+  J.attributeEnd();
+  J.objectEnd();
+  OS << "\n";
+}
+
+llvm::Error graphjit::writeProcessTrace() {
+  std::string Path;
+  {
+    std::lock_guard<std::mutex> Guard(TraceLock);
+    Path = TracePath;
+  }
+  if (Path.empty() || Written.exchange(true))
+    return llvm::Error::success();
+  TraceRuntime::stop();
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC)
+    return llvm::createStringError("cannot write the trace '" + Path +
+                                   "': " + EC.message());
+  writeTraceEvents(OS, TraceRuntime::snapshot());
+  OS.close();
+  if (OS.has_error()) {
+    OS.clear_error();
+    return llvm::createStringError("cannot write the trace '" + Path + "'");
+  }
+  return llvm::Error::success();
+}

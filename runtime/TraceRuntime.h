@@ -1,0 +1,62 @@
+//===- TraceRuntime.h - Per-thread rings of Apply slices -------*- C++ -*-===//
+//
+// The timeline's runtime side (RuntimeABI.h, "Timeline"). Code instrumented
+// with the pass's `trace` option calls gj_trace_slice after every Apply and
+// at the end of every call; while a trace is on (start()), each slice goes
+// into its thread's ring of Capacity slices, the oldest overwritten, so a
+// trace of millions of calls stays bounded. A slice is a few stores into
+// memory the thread owns, after one relaxed load of the on switch; only a
+// thread's first slice takes the registry's lock. snapshot() reads the
+// rings: take it while no traced call runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_RUNTIME_TRACERUNTIME_H
+#define GRAPHJIT_RUNTIME_TRACERUNTIME_H
+
+#include "runtime/ProfileRuntime.h"
+#include "runtime/RuntimeABI.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphjit {
+
+/// One Apply's run (Apply -1: a whole call) on one thread, in the ticks of
+/// its descriptor's clock.
+struct TraceSlice {
+  const gj_profile_desc *Desc;
+  int32_t Apply;
+  uint64_t Start, End;
+};
+
+/// One thread's slices, oldest first.
+struct ThreadTrace {
+  unsigned Thread = 0; ///< In order of the threads' first slice, from 1.
+  std::vector<TraceSlice> Slices;
+  uint64_t Dropped = 0; ///< Older slices the ring overwrote.
+};
+
+class TraceRuntime {
+public:
+  /// Turns the trace on, each thread keeping its last Capacity slices
+  /// (at least 1); what was recorded before is dropped.
+  static void start(size_t Capacity);
+  /// Turns it off; what was recorded stays for snapshot().
+  static void stop();
+  static bool active();
+  /// Whether the trace holds slices of Desc's function (its code must
+  /// then outlive the trace: JitEngine::release keeps it).
+  static bool recorded(const gj_profile_desc *Desc);
+  /// Every thread's slices.
+  static std::vector<ThreadTrace> snapshot();
+  /// The name the timeline gives Desc's calls (the graph function's, where
+  /// the descriptor only knows the LLVM function's).
+  static void nameFunction(const gj_profile_desc *Desc, std::string Name);
+  static std::string functionName(const gj_profile_desc *Desc);
+  /// gj_trace_slice by name, for binding in the JIT.
+  static llvm::ArrayRef<RuntimeSymbol> symbols();
+};
+
+} // namespace graphjit
+
+#endif

@@ -1,0 +1,83 @@
+"""A strict reader of the trace-event JSON graphjit writes (Chrome's
+format, which Perfetto's UI opens): checks every event's fields and
+types, that each thread's Apply slices lie inside its call slices, and,
+given the profile JSON of the same run, that every Apply has one slice per
+call. Prints "ok", the slice count and the dropped count.
+
+    check_trace.py TRACE.json [PROFILE.json]
+"""
+import json
+import sys
+
+EPS = 0.002  # microseconds: the writer rounds to nanoseconds
+
+
+def fail(msg):
+    sys.exit("check_trace: " + msg)
+
+
+def main():
+    trace = json.load(open(sys.argv[1]))
+    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
+        fail("no traceEvents list")
+    other = trace.get("otherData", {})
+    calls, applies = {}, {}
+    for e in trace["traceEvents"]:
+        ph = e.get("ph")
+        if ph == "M":
+            if e.get("name") not in ("process_name", "thread_name"):
+                fail("unknown metadata %r" % e)
+            if not isinstance(e.get("args", {}).get("name"), str):
+                fail("metadata without a name: %r" % e)
+            continue
+        if ph != "X":
+            fail("unexpected phase %r" % e)
+        for key, kind in (("name", str), ("cat", str), ("pid", int),
+                          ("tid", int), ("ts", (int, float)),
+                          ("dur", (int, float)), ("args", dict)):
+            if not isinstance(e.get(key), kind):
+                fail("%s missing or mistyped in %r" % (key, e))
+        if e["ts"] < 0 or e["dur"] < 0:
+            fail("negative time in %r" % e)
+        if e["cat"] == "call":
+            calls.setdefault(e["tid"], []).append(e)
+        elif e["cat"] == "apply":
+            if not isinstance(e["args"].get("id"), int):
+                fail("an Apply slice without its id: %r" % e)
+            applies.setdefault(e["tid"], []).append(e)
+        else:
+            fail("unknown category %r" % e)
+    n = 0
+    for tid, slices in applies.items():
+        spans = sorted((c["ts"], c["ts"] + c["dur"]) for c in calls.get(tid, []))
+        for s in slices:
+            n += 1
+            if not any(a - EPS <= s["ts"] and s["ts"] + s["dur"] <= b + EPS
+                       for a, b in spans):
+                fail("Apply slice outside every call: %r" % s)
+    n += sum(len(c) for c in calls.values())
+    if n != other.get("slices"):
+        fail("%d slices, otherData says %r" % (n, other.get("slices")))
+    if len(sys.argv) > 2:
+        profile = json.load(open(sys.argv[2]))
+        want = {}
+        for f in profile["functions"]:
+            for a in f["applies"]:
+                want[(f["name"], a["id"])] = a["calls"]
+            want[(f["name"], "call")] = f["calls"]
+        got = {}
+        for slices in applies.values():
+            for s in slices:
+                key = (s["args"]["function"], s["args"]["id"])
+                got[key] = got.get(key, 0) + 1
+        for slices in calls.values():
+            for s in slices:
+                key = (s["args"]["function"], "call")
+                got[key] = got.get(key, 0) + 1
+        if got != want:
+            fail("slices per Apply %r, the profile's calls %r" % (got, want))
+    print("ok %d slices, %d dropped" % (n, other.get("dropped", -1)))
+
+
+if __name__ == "__main__":
+    main()
