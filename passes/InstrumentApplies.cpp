@@ -183,6 +183,7 @@ private:
   StructType *CounterTy;
   GlobalVariable *Desc = nullptr;
   Value *Counters = nullptr;
+  Value *Ring = nullptr; // With Trace: the thread's gj_trace_ring.
   StringMap<Constant *> Strings;
 
   Constant *string(StringRef S);
@@ -270,15 +271,36 @@ void FunctionInstrumenter::charge(IRBuilder<> &B, const MarkedApply &A,
   traceSlice(B, int32_t(A.Id), Start, End);
 }
 
+// slots[next] = {desc, id, start, end}; next = next + 1 == capacity ? 0 :
+// next + 1; ++written: gj_trace_ring and gj_trace_slot (RuntimeABI.h),
+// written inline, no branch and no call.
 void FunctionInstrumenter::traceSlice(IRBuilder<> &B, int32_t Id,
                                       Value *Start, Value *End) {
   if (!Trace)
     return;
-  FunctionCallee Slice = M.getOrInsertFunction(
-      "gj_trace_slice",
-      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, I32, I64, I64}, false));
-  B.CreateCall(Slice, {Desc, ConstantInt::get(I32, Id, /*IsSigned=*/true),
-                       Start, End});
+  StructType *RingTy = StructType::get(Ptr, I64, I64, I64);
+  StructType *SlotTy = StructType::get(Ptr, I32, I64, I64);
+  const Align A8(8);
+  Value *Slots = B.CreateAlignedLoad(Ptr, Ring, A8, "gj.slots");
+  Value *NextP = B.CreateStructGEP(RingTy, Ring, 1, "gj.next.p");
+  Value *Next = B.CreateAlignedLoad(I64, NextP, A8, "gj.next");
+  Value *Slot = B.CreateInBoundsGEP(SlotTy, Slots, Next, "gj.slot");
+  B.CreateAlignedStore(Desc, B.CreateStructGEP(SlotTy, Slot, 0), A8);
+  B.CreateAlignedStore(ConstantInt::get(I32, Id, /*IsSigned=*/true),
+                       B.CreateStructGEP(SlotTy, Slot, 1), Align(4));
+  B.CreateAlignedStore(Start, B.CreateStructGEP(SlotTy, Slot, 2), A8);
+  B.CreateAlignedStore(End, B.CreateStructGEP(SlotTy, Slot, 3), A8);
+  Value *Capacity = B.CreateAlignedLoad(
+      I64, B.CreateStructGEP(RingTy, Ring, 2), A8, "gj.capacity");
+  Value *After = B.CreateAdd(Next, ConstantInt::get(I64, 1));
+  B.CreateAlignedStore(B.CreateSelect(B.CreateICmpEQ(After, Capacity),
+                                      ConstantInt::get(I64, 0), After),
+                       NextP, A8);
+  Value *WrittenP = B.CreateStructGEP(RingTy, Ring, 3, "gj.written.p");
+  B.CreateAlignedStore(
+      B.CreateAdd(B.CreateAlignedLoad(I64, WrittenP, A8, "gj.written"),
+                  ConstantInt::get(I64, 1)),
+      WrittenP, A8);
 }
 
 int FunctionInstrumenter::chainSuccessor(
@@ -347,6 +369,10 @@ void FunctionInstrumenter::run() {
   FunctionCallee Enter = M.getOrInsertFunction(
       "gj_profile_enter", FunctionType::get(Ptr, {Ptr}, false));
   Counters = B.CreateCall(Enter, {Desc}, "gj.counters");
+  if (Trace)
+    Ring = B.CreateCall(M.getOrInsertFunction(
+                            "gj_trace_enter", FunctionType::get(Ptr, false)),
+                        {}, "gj.ring");
   // Before the clock reads: the hooks' own cost stays out of the Applies
   // where it can (docs/instrumentation.md).
   if (Memory)

@@ -137,11 +137,31 @@ uint64_t gj_profile_now(void);
 
 /*--- Timeline -----------------------------------------------------------*/
 
-/* One slice of the calling thread's timeline: Apply apply of desc's
- * function (-1: the whole call) ran from start to end, in desc's clock.
- * Code instrumented with the pass's `trace` option calls it after every
- * Apply and at the end of every call; it records only while a trace is on
- * (TraceRuntime.h). */
+/* One slice of a thread's timeline: Apply apply of desc's function (-1:
+ * the whole call) ran from start to end, in desc's clock. */
+typedef struct gj_trace_slot {
+  const gj_profile_desc *desc;
+  int32_t apply;
+  uint64_t start, end;
+} gj_trace_slot;
+
+/* A thread's ring of slots: the next slice goes to slots[next], next then
+ * wraps to 0 at capacity, and written counts every slice. Code
+ * instrumented with the pass's `trace` option writes it inline, after
+ * every Apply and at the end of every call. */
+typedef struct gj_trace_ring {
+  gj_trace_slot *slots;
+  uint64_t next;
+  uint64_t capacity;
+  uint64_t written;
+} gj_trace_ring;
+
+/* The calling thread's ring while a trace is on (TraceRuntime.h), else a
+ * ring of one slot that nothing reads; never null. Instrumented code asks
+ * once per call, at entry. */
+gj_trace_ring *gj_trace_enter(void);
+/* One slice, as instrumented code writes it (for callers outside JIT
+ * code). */
 void gj_trace_slice(const gj_profile_desc *desc, int32_t apply,
                     uint64_t start, uint64_t end);
 

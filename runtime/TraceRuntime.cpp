@@ -11,12 +11,14 @@
 
 using namespace graphjit;
 
+static_assert(sizeof(gj_trace_slot) == 32 && alignof(gj_trace_slot) == 8,
+              "the pass writes gj_trace_slot as {ptr, i32, i64, i64}");
+
 namespace {
 
 struct Ring {
-  std::vector<TraceSlice> Slots;
-  size_t Next = 0;      ///< Where the next slice goes (no division).
-  uint64_t Written = 0; ///< Slices ever written.
+  gj_trace_ring Abi; // What JIT code writes; first, for the cast back.
+  std::vector<gj_trace_slot> Slots;
   unsigned Thread;
   uint64_t Generation;
 };
@@ -24,6 +26,8 @@ struct Ring {
 struct Registry {
   std::mutex Lock;
   std::vector<std::unique_ptr<Ring>> Rings;
+  /// Rings of traces started over: a call in flight may still write one.
+  std::vector<std::unique_ptr<Ring>> Retired;
   /// Descriptors whose functions recorded slices since start().
   std::unordered_set<const gj_profile_desc *> Recorded;
   std::unordered_map<const gj_profile_desc *, std::string> Names;
@@ -42,12 +46,16 @@ std::atomic<uint64_t> Generation{1};
 
 // Trivially constructible: no TLS init guard on the fast path.
 thread_local Ring *Mine = nullptr;
+// Where slices go while no trace is on: one slot, never read.
+thread_local gj_trace_slot Nowhere;
+thread_local gj_trace_ring NowhereRing = {&Nowhere, 0, 1, 0};
 
 LLVM_ATTRIBUTE_NOINLINE Ring *registerThread() {
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
   auto Fresh = std::make_unique<Ring>();
   Fresh->Slots.resize(R.Capacity);
+  Fresh->Abi = {Fresh->Slots.data(), 0, Fresh->Slots.size(), 0};
   Fresh->Thread = unsigned(R.Rings.size()) + 1;
   Fresh->Generation = Generation.load(std::memory_order_relaxed);
   R.Rings.push_back(std::move(Fresh));
@@ -56,23 +64,30 @@ LLVM_ATTRIBUTE_NOINLINE Ring *registerThread() {
 
 } // namespace
 
+extern "C" gj_trace_ring *gj_trace_enter(void) {
+  if (!On.load(std::memory_order_relaxed))
+    return &NowhereRing;
+  Ring *R = Mine;
+  if (LLVM_UNLIKELY(!R || R->Generation !=
+                              Generation.load(std::memory_order_relaxed)))
+    R = registerThread();
+  return &R->Abi;
+}
+
 extern "C" void gj_trace_slice(const gj_profile_desc *Desc, int32_t Apply,
                                uint64_t Start, uint64_t End) {
-  if (!On.load(std::memory_order_relaxed))
-    return;
-  Ring *R = Mine;
-  if (LLVM_UNLIKELY(!R ||
-                    R->Generation != Generation.load(std::memory_order_relaxed)))
-    R = registerThread();
-  R->Slots[R->Next] = {Desc, Apply, Start, End};
-  if (++R->Next == R->Slots.size())
-    R->Next = 0;
-  ++R->Written;
+  gj_trace_ring *R = gj_trace_enter();
+  R->slots[R->next] = {Desc, Apply, Start, End};
+  if (++R->next == R->capacity)
+    R->next = 0;
+  ++R->written;
 }
 
 void TraceRuntime::start(size_t Capacity) {
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
+  for (auto &Old : R.Rings)
+    R.Retired.push_back(std::move(Old));
   R.Rings.clear();
   R.Recorded.clear();
   R.Capacity = Capacity ? Capacity : 1;
@@ -82,23 +97,22 @@ void TraceRuntime::start(size_t Capacity) {
 
 void TraceRuntime::stop() { On.store(false, std::memory_order_release); }
 
+bool TraceRuntime::active() { return On.load(std::memory_order_acquire); }
+
 bool TraceRuntime::recorded(const gj_profile_desc *Desc) {
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
   if (R.Recorded.count(Desc))
     return true;
   for (const auto &Ring : R.Rings)
-    for (uint64_t I = 0; I < std::min<uint64_t>(Ring->Written,
-                                                 Ring->Slots.size());
+    for (uint64_t I = 0; I < std::min(Ring->Abi.written, Ring->Abi.capacity);
          ++I)
-      if (Ring->Slots[I].Desc == Desc) {
+      if (Ring->Slots[I].desc == Desc) {
         R.Recorded.insert(Desc);
         return true;
       }
   return false;
 }
-
-bool TraceRuntime::active() { return On.load(std::memory_order_acquire); }
 
 std::vector<ThreadTrace> TraceRuntime::snapshot() {
   Registry &R = registry();
@@ -107,13 +121,15 @@ std::vector<ThreadTrace> TraceRuntime::snapshot() {
   for (const auto &Ring : R.Rings) {
     ThreadTrace T;
     T.Thread = Ring->Thread;
-    size_t Size = Ring->Slots.size();
-    uint64_t Kept = std::min<uint64_t>(Ring->Written, Size);
-    T.Dropped = Ring->Written - Kept;
-    // The oldest kept slice is at Next once the ring has wrapped.
-    size_t First = Ring->Written > Size ? Ring->Next : 0;
-    for (uint64_t I = 0; I < Kept; ++I)
-      T.Slices.push_back(Ring->Slots[(First + I) % Size]);
+    const gj_trace_ring &A = Ring->Abi;
+    uint64_t Kept = std::min(A.written, A.capacity);
+    T.Dropped = A.written - Kept;
+    // The oldest kept slice is at next once the ring has wrapped.
+    uint64_t First = A.written > A.capacity ? A.next : 0;
+    for (uint64_t I = 0; I < Kept; ++I) {
+      const gj_trace_slot &S = Ring->Slots[(First + I) % A.capacity];
+      T.Slices.push_back({S.desc, S.apply, S.start, S.end});
+    }
     Threads.push_back(std::move(T));
   }
   return Threads;
@@ -134,6 +150,7 @@ std::string TraceRuntime::functionName(const gj_profile_desc *Desc) {
 
 llvm::ArrayRef<RuntimeSymbol> TraceRuntime::symbols() {
   static const RuntimeSymbol Symbols[] = {
+      {"gj_trace_enter", reinterpret_cast<void *>(&gj_trace_enter)},
       {"gj_trace_slice", reinterpret_cast<void *>(&gj_trace_slice)},
   };
   return Symbols;

@@ -1,13 +1,14 @@
 //===- TraceRuntime.h - Per-thread rings of Apply slices -------*- C++ -*-===//
 //
 // The timeline's runtime side (RuntimeABI.h, "Timeline"). Code instrumented
-// with the pass's `trace` option calls gj_trace_slice after every Apply and
-// at the end of every call; while a trace is on (start()), each slice goes
-// into its thread's ring of Capacity slices, the oldest overwritten, so a
-// trace of millions of calls stays bounded. A slice is a few stores into
-// memory the thread owns, after one relaxed load of the on switch; only a
-// thread's first slice takes the registry's lock. snapshot() reads the
-// rings: take it while no traced call runs.
+// with the pass's `trace` option asks gj_trace_enter for its thread's ring
+// once per call and writes a slice into it inline after every Apply and at
+// the end of the call: a few stores into memory the thread owns, no call.
+// While a trace is on (start()) the ring holds Capacity slices, the oldest
+// overwritten, so a trace of millions of calls stays bounded; otherwise
+// the slices go to a one-slot ring nothing reads. Only a thread's first
+// call takes the registry's lock. snapshot() reads the rings: take it
+// while no traced call runs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_RUNTIME_TRACERUNTIME_H
