@@ -2,6 +2,7 @@
 
 #include "link/TraceFile.h"
 #include "graphjit/ProfileStats.h"
+#include "jit/JitEngine.h"
 #include "runtime/Clock.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -45,6 +46,10 @@ void graphjit::startProcessTrace(const Flags &Fl) {
   // The clock is calibrated before the first call, not during it.
   ProfileClock::get();
   TraceRuntime::start(Fl.ProfilingTraceEvents);
+  // The file is written from the descriptors in JIT code: the engine must
+  // outlive the handler, so it is made first (exit runs the handlers and
+  // static destructors in reverse order).
+  llvm::consumeError(JitEngine::get().takeError());
   std::atexit(writeAtExit);
 }
 

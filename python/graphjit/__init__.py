@@ -20,7 +20,7 @@ from .profile import ApplyRow, Profile, _write, diff, merge
 
 __all__ = ["load", "loads", "function", "Module", "Function", "Graph",
            "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
-           "ApplyRow", "Variable", "merge", "diff"]
+           "ApplyRow", "Variable", "merge", "diff", "trace", "write_trace"]
 __version__ = "0.1.0"
 
 
@@ -56,6 +56,20 @@ def _profile_keywords(profile):
         return {"profile_stats": profile}
     raise TypeError("profile: expected True, a name or a graphjit.ProfileStats,"
                     " got %r" % (profile,))
+
+
+def trace(path, events=1000000):
+    """Records a timeline of every call of the functions compiled from now
+    on (one slice per Apply per call; GRAPHJIT_FLAGS=profiling__trace=path
+    does the same), written to path as Chrome trace-event JSON, which
+    Perfetto's UI opens, at exit or by write_trace(). Each thread keeps its
+    last `events` slices."""
+    _graphjit.start_trace(os.fspath(path), int(events))
+
+
+def write_trace():
+    """Writes the timeline trace() asked for now (once)."""
+    _graphjit.write_trace()
 
 
 def function(graph, *, profile=None, linker="c|py", optimizer=None,

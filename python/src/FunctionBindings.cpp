@@ -93,9 +93,17 @@ static FunctionHandle compileGraph(const GraphHandle &G,
   }
   H.Fn = unwrap(std::move(*Fn));
   // GRAPHJIT_FLAGS=profile=True: the process's ProfileStats, printed at
-  // exit with every other function's.
-  if (!Stats && H.Fn->profile())
-    Stats = ProfileHandle{processProfileStats(), ""};
+  // exit with every other function's. (A function profiled only for the
+  // timeline, profiling__trace, reports into stats of its own.)
+  if (!Stats && H.Fn->profile()) {
+    Expected<const Flags &> Fl = processFlags();
+    bool ByFlags = Fl && (Fl->Profile || Fl->ProfileMemory ||
+                          Fl->ProfileOptimizer);
+    if (!Fl)
+      llvm::consumeError(Fl.takeError());
+    if (ByFlags)
+      Stats = ProfileHandle{processProfileStats(), ""};
+  }
   H.Profile = Stats;
   unsigned I = 0;
   for (Variable *V : H.Fn->graph().inputs()) {

@@ -9,6 +9,7 @@
 #include "Errors.h"
 #include "NativeModule.h"
 #include "ProfileHandle.h"
+#include "graphjit/Flags.h"
 #include "graphjit/Profile.h"
 #include "graphjit/ProfileStats.h"
 #include "llvm/Support/raw_ostream.h"
@@ -80,6 +81,23 @@ void graphjit::python::bindProfiles(nb::module_ &M) {
           },
           GRAPHJIT_SUMMARY_ARGS);
 
+  M.def(
+      "start_trace",
+      [](const std::string &Path, unsigned Events) {
+        if (Path.empty())
+          throw nb::value_error("trace: the file name is empty");
+        Flags Fl = unwrap(processFlags());
+        Fl.ProfilingTrace = Path;
+        Fl.ProfilingTraceEvents = Events;
+        setProcessFlags(Fl);
+      },
+      "path"_a, "events"_a,
+      "Sets profiling__trace (and profiling__trace_events): the functions "
+      "compiled from now on record the timeline, written at exit or by "
+      "write_trace().");
+  M.def(
+      "write_trace", [] { check(writeProcessTrace()); },
+      "Writes the timeline now (once); nothing if none was asked for.");
   M.def(
       "profile_summary",
       [](const std::string &JSON, unsigned NApply, unsigned NOps, bool Tips,

@@ -131,3 +131,44 @@ def test_graphjit_flags_profile_prints_each_function_and_the_sum_at_exit(
     assert "Message: train" in out and "Message: predict" in out
     assert "Time in 2 calls to Function.__call__" in out
     assert "Sum of all(2) printed profiles at exit" in out
+
+
+TRACE_SCRIPT = """
+import json, sys, numpy as np, graphjit
+m = graphjit.load(%r)
+graphjit.trace(sys.argv[1], events=%d)
+t = m.function("train", optimizer="None")
+x = np.ones((4, 784)); y = np.ones(4)
+for _ in range(3):
+    t(x, y)
+"""
+
+
+@pytest.mark.parametrize("events,kept", [(1000000, None), (10, 10)])
+def test_trace_writes_a_timeline_with_a_slice_per_apply_per_call(
+        tmp_path, events, kept):
+    # In a process of its own: the trace is the process's, written at exit.
+    script = tmp_path / "trace.py"
+    script.write_text(TRACE_SCRIPT %
+                      (str(EXAMPLES / "logistic_regression.graph"), events))
+    out = tmp_path / "trace.json"
+    p = subprocess.run([sys.executable, str(script), str(out)],
+                       capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    trace = json.loads(out.read_text())
+    slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    calls = [e for e in slices if e["cat"] == "call"]
+    applies = [e for e in slices if e["cat"] == "apply"]
+    if kept is None:
+        assert len(calls) == 3 and all(e["name"] == "train (call)"
+                                       for e in calls)
+        ids = {e["args"]["id"] for e in applies}
+        assert len(applies) == 3 * len(ids)
+        assert all(sum(1 for e in applies if e["args"]["id"] == i) == 3
+                   for i in ids)
+        assert trace["otherData"]["dropped"] == 0
+    else:
+        assert len(slices) == kept
+        assert trace["otherData"]["dropped"] > 0
+    assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in slices)
