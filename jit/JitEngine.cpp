@@ -224,13 +224,14 @@ Error JitEngine::writeAssembly(const Module &M, const Module *Glue,
   for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
     if (!Part)
       continue;
+    const Module &Code = *Part;
     Error E = atGlueLevel(*P->TM, IsGlue, [&]() -> Error {
       legacy::PassManager PM;
       if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
                                      CodeGenFileType::AssemblyFile))
         return createStringError("the target cannot emit assembly");
       // Code generation rewrites the IR it runs on: give it a copy.
-      std::unique_ptr<Module> Copy = CloneModule(*Part);
+      std::unique_ptr<Module> Copy = CloneModule(Code);
       PM.run(*Copy);
       return Error::success();
     });
@@ -247,8 +248,9 @@ Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
   for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
     if (!Part)
       continue;
+    Module &Code = *Part;
     auto Obj = atGlueLevel(*P->TM, IsGlue, [&] {
-      return orc::SimpleCompiler(*P->TM)(*Part);
+      return orc::SimpleCompiler(*P->TM)(Code);
     });
     if (!Obj)
       return Obj.takeError();

@@ -2,6 +2,8 @@
 
 #include "runtime/MemoryRuntime.h"
 #include "runtime/AllocationObserver.h"
+#include "runtime/Clock.h"
+#include "runtime/TraceRuntime.h"
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -57,7 +59,11 @@ struct gj_memory_state final : AllocationObserver {
     }
   }
 
+  /// The call's live bytes now.
+  uint64_t live() const { return Live; }
+
   int32_t Apply = -1;
+  const gj_profile_desc *Desc = nullptr;
   std::mutex Lock;
   MemoryTotals Totals;
 
@@ -193,12 +199,20 @@ void MemoryRuntime::forget(const void *Key) {
 extern "C" {
 
 gj_memory_state *gj_memory_enter(const gj_profile_desc *D) {
-  return MemoryRuntime::enter(D, D->num_counters);
+  gj_memory_state *S = MemoryRuntime::enter(D, D->num_counters);
+  S->Desc = D;
+  return S;
 }
 
 void gj_memory_exit(gj_memory_state *S) { S->end(); }
 
-void gj_memory_apply(gj_memory_state *S, int32_t Apply) { S->Apply = Apply; }
+void gj_memory_apply(gj_memory_state *S, int32_t Apply) {
+  // At the end of each Apply, the timeline's live-bytes counter.
+  if (Apply < 0 && S->Apply >= 0 && TraceRuntime::active())
+    TraceRuntime::sample(S->Desc, readProfileClock(S->Desc->clock),
+                         S->live());
+  S->Apply = Apply;
+}
 
 void *gj_memory_malloc(size_t Bytes) {
   return noteHooked(std::malloc(Bytes), Bytes);

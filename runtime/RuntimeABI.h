@@ -138,7 +138,10 @@ uint64_t gj_profile_now(void);
 /*--- Timeline -----------------------------------------------------------*/
 
 /* One slice of a thread's timeline: Apply apply of desc's function (-1:
- * the whole call) ran from start to end, in desc's clock. */
+ * the whole call) ran from start to end, in desc's clock; or, with apply
+ * GJ_TRACE_LIVE_BYTES, a sample of the call's live bytes (end) at start
+ * (profile_memory's hooks, after each Apply). */
+#define GJ_TRACE_LIVE_BYTES (-2)
 typedef struct gj_trace_slot {
   const gj_profile_desc *desc;
   int32_t apply;

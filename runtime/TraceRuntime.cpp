@@ -83,6 +83,11 @@ extern "C" void gj_trace_slice(const gj_profile_desc *Desc, int32_t Apply,
   ++R->written;
 }
 
+void TraceRuntime::sample(const gj_profile_desc *Desc, uint64_t Ticks,
+                          uint64_t Bytes) {
+  gj_trace_slice(Desc, GJ_TRACE_LIVE_BYTES, Ticks, Bytes);
+}
+
 void TraceRuntime::start(size_t Capacity) {
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);

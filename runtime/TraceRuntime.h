@@ -48,6 +48,10 @@ public:
   /// Whether the trace holds slices of Desc's function (its code must
   /// then outlive the trace: JitEngine::release keeps it).
   static bool recorded(const gj_profile_desc *Desc);
+  /// A sample of the live-bytes counter of Desc's call on this thread, at
+  /// Ticks of its clock (a slice with Apply GJ_TRACE_LIVE_BYTES).
+  static void sample(const gj_profile_desc *Desc, uint64_t Ticks,
+                     uint64_t Bytes);
   /// Every thread's slices.
   static std::vector<ThreadTrace> snapshot();
   /// The name the timeline gives Desc's calls (the graph function's, where

@@ -266,7 +266,9 @@ Expected<llvm::Function *> ModuleLowerer::emitThunk(const Apply &N,
   }
   if (L->Emit) {
     ThunkEmitter E =
-        Shared ? ThunkEmitter::forSharedThunk(B, M, Frame, Id, N, Kernels, {})
+        Shared ? ThunkEmitter::forSharedThunk(
+                     B, M, Frame, Id, N, Kernels,
+                     DenseMap<const Variable *, Value *>())
                : ThunkEmitter(B, M, Frame, N, Kernels);
     if (Error Err = L->Emit(E))
       return Err;

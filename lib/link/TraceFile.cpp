@@ -59,10 +59,11 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
   // Time zero: the first slice's start, per clock (a module instrumented
   // elsewhere may read the other one).
   llvm::DenseMap<uint32_t, uint64_t> Zero;
-  uint64_t Dropped = 0, Slices = 0;
+  uint64_t Dropped = 0, Slices = 0, Samples = 0;
   for (const ThreadTrace &T : Threads) {
     Dropped += T.Dropped;
-    Slices += T.Slices.size();
+    for (const TraceSlice &S : T.Slices)
+      ++(S.Apply == GJ_TRACE_LIVE_BYTES ? Samples : Slices);
     for (const TraceSlice &S : T.Slices) {
       auto [It, New] = Zero.try_emplace(S.Desc->clock, S.Start);
       if (!New)
@@ -88,6 +89,7 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
   J.attribute("producer", "graphjit");
   J.attribute("clock", Clock.clockName());
   J.attribute("slices", int64_t(Slices));
+  J.attribute("samples", int64_t(Samples));
   J.attribute("dropped", int64_t(Dropped));
   J.objectEnd();
   J.attributeEnd();
@@ -111,18 +113,39 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
     });
     for (const TraceSlice &S : T.Slices) {
       uint32_t C = S.Desc->clock;
+      // Microseconds with nanoseconds in the decimals.
+      auto Ts = [&](uint64_t Ticks) {
+        return std::round(Micros(Ticks, C) * 1e3) / 1e3;
+      };
+      if (S.Apply == GJ_TRACE_LIVE_BYTES) {
+        // A counter track per function: its live bytes after each Apply.
+        J.object([&] {
+          J.attribute("ph", "C");
+          J.attribute("name", NameOf(S.Desc) + " live bytes");
+          J.attribute("pid", 1);
+          J.attribute("ts", Ts(S.Start - Zero[C]));
+          J.attributeObject("args",
+                            [&] { J.attribute("bytes", int64_t(S.End)); });
+        });
+        continue;
+      }
       const gj_profile_apply *A =
           S.Apply >= 0 ? findApply(*S.Desc, S.Apply) : nullptr;
       J.object([&] {
         J.attribute("ph", "X");
         J.attribute("name", A ? std::string(A->name)
                               : NameOf(S.Desc) + " (call)");
-        J.attribute("cat", A ? "apply" : "call");
+        // Transfers between host and device are marked.
+        llvm::StringRef Name = A ? llvm::StringRef(A->name) : llvm::StringRef();
+        J.attribute("cat", !A ? "call"
+                           : Name.starts_with("GpuFromHost(") ||
+                                     Name.starts_with("HostFromGpu(")
+                               ? "transfer"
+                               : "apply");
         J.attribute("pid", 1);
         J.attribute("tid", T.Thread);
-        // Microseconds with nanoseconds in the decimals.
-        J.attribute("ts", std::round(Micros(S.Start - Zero[C], C) * 1e3) / 1e3);
-        J.attribute("dur", std::round(Micros(S.End - S.Start, C) * 1e3) / 1e3);
+        J.attribute("ts", Ts(S.Start - Zero[C]));
+        J.attribute("dur", Ts(S.End - S.Start));
         J.attributeObject("args", [&] {
           J.attribute("function", NameOf(S.Desc));
           if (A) {

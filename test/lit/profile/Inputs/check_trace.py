@@ -22,8 +22,18 @@ def main():
         fail("no traceEvents list")
     other = trace.get("otherData", {})
     calls, applies = {}, {}
+    samples = 0
     for e in trace["traceEvents"]:
         ph = e.get("ph")
+        if ph == "C":
+            # A counter sample: live bytes, never negative.
+            if not (isinstance(e.get("name"), str) and
+                    isinstance(e.get("ts"), (int, float)) and e["ts"] >= 0
+                    and isinstance(e.get("args", {}).get("bytes"), int)
+                    and e["args"]["bytes"] >= 0):
+                fail("a bad counter sample: %r" % e)
+            samples += 1
+            continue
         if ph == "M":
             if e.get("name") not in ("process_name", "thread_name"):
                 fail("unknown metadata %r" % e)
@@ -41,7 +51,7 @@ def main():
             fail("negative time in %r" % e)
         if e["cat"] == "call":
             calls.setdefault(e["tid"], []).append(e)
-        elif e["cat"] == "apply":
+        elif e["cat"] in ("apply", "transfer"):
             if not isinstance(e["args"].get("id"), int):
                 fail("an Apply slice without its id: %r" % e)
             applies.setdefault(e["tid"], []).append(e)
@@ -76,7 +86,10 @@ def main():
                 got[key] = got.get(key, 0) + 1
         if got != want:
             fail("slices per Apply %r, the profile's calls %r" % (got, want))
-    print("ok %d slices, %d dropped" % (n, other.get("dropped", -1)))
+    if samples != other.get("samples", 0):
+        fail("%d samples, otherData says %r" % (samples, other.get("samples")))
+    print("ok %d slices, %d dropped" % (n, other.get("dropped", -1)) +
+          (", %d live-bytes samples" % samples if samples else ""))
 
 
 if __name__ == "__main__":
