@@ -40,7 +40,9 @@ const gj_profile_apply *findApply(const gj_profile_desc &D, int32_t Id) {
 
 void graphjit::startProcessTrace(const Flags &Fl) {
   std::lock_guard<std::mutex> Guard(TraceLock);
-  if (!TracePath.empty())
+  // Once per process, and only for a file: a second start would drop
+  // what the first recorded.
+  if (!TracePath.empty() || Fl.ProfilingTrace.empty())
     return;
   TracePath = Fl.ProfilingTrace;
   // The clock is calibrated before the first call, not during it.
@@ -62,16 +64,16 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
   uint64_t Dropped = 0, Slices = 0, Samples = 0;
   for (const ThreadTrace &T : Threads) {
     Dropped += T.Dropped;
-    for (const TraceSlice &S : T.Slices)
-      ++(S.Apply == GJ_TRACE_LIVE_BYTES ? Samples : Slices);
     for (const TraceSlice &S : T.Slices) {
+      ++(S.Apply == GJ_TRACE_LIVE_BYTES ? Samples : Slices);
       auto [It, New] = Zero.try_emplace(S.Desc->clock, S.Start);
       if (!New)
         It->second = std::min(It->second, S.Start);
     }
   }
+  // A copy: a later insertion may move the map's strings.
   llvm::DenseMap<const gj_profile_desc *, std::string> Names;
-  auto NameOf = [&](const gj_profile_desc *D) -> const std::string & {
+  auto NameOf = [&](const gj_profile_desc *D) -> std::string {
     auto [It, New] = Names.try_emplace(D);
     if (New)
       It->second = TraceRuntime::functionName(D);
