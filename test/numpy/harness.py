@@ -15,6 +15,7 @@ script:
 The graphjit binary is the first command-line argument (or $GRAPHJIT).
 """
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,14 @@ LINKERS = os.environ.get("GRAPHJIT_TEST_LINKERS", "py").split(",")
 # host; cuda needs a GPU). CTest runs the scripts once more on cuda-emulated.
 DEVICES = os.environ.get("GRAPHJIT_TEST_DEVICES", "cpu").split(",")
 
+# GRAPHJIT_TEST_SHARD=I/N runs every N-th case from the I-th (0-based), so
+# that a slow device's run can be split across processes.
+_SHARD_INDEX, _SHARD_COUNT = (
+    [int(p) for p in os.environ["GRAPHJIT_TEST_SHARD"].split("/")]
+    if os.environ.get("GRAPHJIT_TEST_SHARD") else (0, 1))
+
 _passed = 0
+_seen = 0
 _failed = []
 _scratch = tempfile.TemporaryDirectory(prefix="graphjit-numpy-")
 _counter = 0
@@ -87,7 +95,10 @@ def compare(name, got, want, rtol=None, atol=None):
 
 
 def _record(label, fn):
-    global _passed
+    global _passed, _seen
+    _seen += 1
+    if (_seen - 1) % _SHARD_COUNT != _SHARD_INDEX:
+        return
     try:
         fn()
         _passed += 1
@@ -146,6 +157,19 @@ def fail(label, message):
 def record(label, fn):
     """Runs fn() as one case: it passes unless it raises."""
     _record(label, fn)
+
+
+def _interrupted(signum, frame):
+    """A run stopped by `timeout` still says how far it got."""
+    print("interrupted by signal %d after %d passed, %d failed"
+          % (signum, _passed, len(_failed)), flush=True)
+    if _failed:
+        print("failed: " + ", ".join(label for label, _ in _failed), flush=True)
+    _scratch.cleanup()
+    sys.exit(1)
+
+
+signal.signal(signal.SIGTERM, _interrupted)
 
 
 def main():
