@@ -1,14 +1,16 @@
 //===- ShapeLowering.cpp - JIT code for shape_i, alloc, concatenate ------===//
 //
-// The shape-family ops that write values, once gj_prepare has checked the
-// shapes and created the output: Shape_i stores a dim read from the input's
-// slot; alloc copies its value broadcast over the new array; ones_like fills
-// it (zeros_like has nothing to write: new arrays are zero-filled); Join
+// The shape-family ops that write values, once gj_prepare or the planned
+// thunk has checked the shapes and placed the output: Shape_i stores a dim
+// read from the input's slot; alloc copies its value broadcast over the new
+// array; ones_like fills it, and zeros_like where the output is planned
+// (gj_prepare's new arrays are zero-filled). alloc with numbers for its
+// shape and the *_like fills plan their outputs; Join
 // copies each input, converted to the promoted dtype, to its offset along
-// the axis. dimshuffle and transpose are planned views: the thunk writes
-// the output's slot from the input's (DimShuffleOp::prepare's work, with
-// its check); reshape, flatten and subtensor need no code: gj_prepare
-// makes the view.
+// the axis, and plans its output (its dims and JoinOp::prepare's checks in
+// IR). dimshuffle, transpose and subtensor are planned views: the thunk
+// writes the output's slot from the input's (their prepare's work, with
+// its checks); reshape and flatten need no code: gj_prepare makes the view.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,8 +63,16 @@ static Error emitAlloc(ThunkEmitter &E) {
   case AllocFill::Broadcast:
     emitBroadcast(E);
     break;
-  case AllocFill::Zeros:
-    break; // gj_prepare's new array is zero-filled.
+  case AllocFill::Zeros: {
+    if (!E.Planned)
+      break; // gj_prepare's new array is zero-filled; a storage is not.
+    const Variable *Out = E.Node.output(0);
+    DType T = Out->type().Dtype;
+    ArrayValues Dst = loadArray(E, Out);
+    emitFill(E, Dst.Dims, Dst.Data, Dst.Strides, T,
+             Constant::getNullValue(E.valueType(T)));
+    break;
+  }
   case AllocFill::Ones: {
     const Variable *Out = E.Node.output(0);
     DType T = Out->type().Dtype;
@@ -79,6 +89,41 @@ static Error emitAlloc(ThunkEmitter &E) {
 
 static bool supportsAlloc(const Apply &N) {
   return allocFill(N.op()).has_value();
+}
+
+// AllocOp::outputShape: the shape given (planned only where every entry is
+// a number, so the output's type knows it), which v must broadcast to;
+// zeros_like and ones_like take their input's.
+static void emitAllocDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *V = E.Node.inputs()[0], *Out = E.Node.output(0);
+  if (*allocFill(E.Node.op()) != AllocFill::Broadcast) {
+    for (unsigned D = 0; D < V->type().rank(); ++D)
+      Dims[0].push_back(E.dim(V, D));
+    return;
+  }
+  const std::vector<Dim> &To = Out->type().Dims;
+  for (const Dim &D : To)
+    Dims[0].push_back(E.constI64(D.Size));
+  const unsigned Off = To.size() - V->type().rank();
+  for (unsigned I = 0; I < V->type().rank(); ++I) {
+    const Dim &From = V->type().Dims[I];
+    int64_t Target = To[Off + I].Size;
+    if (From.isKnown() && (From.Size == 1 || From.Size == Target))
+      continue;
+    Value *Size = E.dim(V, I);
+    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, E.constI64(1)),
+                              E.B.CreateICmpEQ(Size, E.constI64(Target))),
+                 "broadcasts");
+  }
+}
+
+static bool plansAlloc(const Apply &N) {
+  if (*allocFill(N.op()) != AllocFill::Broadcast)
+    return true;
+  for (const Dim &D : N.output(0)->type().Dims)
+    if (!D.isKnown())
+      return false; // a symbolic entry: prepare reads the call's dims.
+  return true;
 }
 
 static Error emitJoin(ThunkEmitter &E) {
@@ -99,6 +144,27 @@ static Error emitJoin(ThunkEmitter &E) {
     Offset = E.B.CreateAdd(Offset, Src.Dims[*Axis]);
   }
   return Error::success();
+}
+
+// JoinOp::prepare's shape: the inputs' dims agree except along the axis,
+// where they add up without overflow.
+static void emitJoinDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *First = E.Node.inputs()[0];
+  const unsigned Rank = First->type().rank();
+  const unsigned Axis = *joinAxis(E.Node.op(), Rank);
+  Value *Sum = E.constI64(0);
+  for (const Variable *In : E.Node.inputs()) {
+    for (unsigned D = 0; D < Rank; ++D)
+      if (D != Axis && In != First)
+        E.failUnless(E.B.CreateICmpEQ(E.dim(In, D), E.dim(First, D)),
+                     "same.dim");
+    Value *R = E.B.CreateBinaryIntrinsic(Intrinsic::sadd_with_overflow, Sum,
+                                         E.dim(In, Axis));
+    E.failUnless(E.B.CreateNot(E.B.CreateExtractValue(R, 1)), "no.overflow");
+    Sum = E.B.CreateExtractValue(R, 0);
+  }
+  for (unsigned D = 0; D < Rank; ++D)
+    Dims[0].push_back(D == Axis ? Sum : E.dim(First, D));
 }
 
 static bool supportsJoin(const Apply &N) {
@@ -133,6 +199,75 @@ static void emitDimShuffleView(ThunkEmitter &E) {
   E.setSlot(E.Node.output(0), E.data(In), Dims, Strides);
 }
 
+// x[start:stop:step] along one axis (SubtensorOp::prepare): the slice
+// resolved against the axis's length as Python does, the data moved to
+// the start and the stride multiplied by the step, both checked for
+// overflow where prepare checks them.
+static void emitSubtensorView(ThunkEmitter &E) {
+  const Variable *In = E.Node.inputs()[0];
+  const unsigned Rank = In->type().rank();
+  const SliceInfo S = *sliceInfo(E.Node.op(), Rank);
+  IRBuilder<> &B = E.B;
+  const bool Back = S.Step < 0;
+  Value *Len = E.dim(In, S.Axis), *Zero = E.constI64(0), *One = E.constI64(1);
+  Value *Last = B.CreateSub(Len, One);
+  // PySlice_AdjustIndices on one bound; V is known, so is its sign.
+  auto Clamp = [&](std::optional<int64_t> V, Value *IfNone) -> Value * {
+    if (!V)
+      return IfNone;
+    if (*V < 0) {
+      Value *I = B.CreateAdd(E.constI64(*V), Len); // no overflow: Len >= 0
+      return B.CreateSelect(B.CreateICmpSLT(I, Zero),
+                            E.constI64(Back ? -1 : 0), I);
+    }
+    return B.CreateSelect(B.CreateICmpSGE(E.constI64(*V), Len),
+                          Back ? Last : Len, E.constI64(*V));
+  };
+  Value *Start = Clamp(S.Start, Back ? Last : Zero);
+  Value *End = Clamp(S.Stop, Back ? E.constI64(-1) : Len);
+  // (Start - End - 1) / -Step + 1 going back, (End - Start - 1) / Step + 1
+  // going forward; 0 when the range is empty.
+  Value *Span = Back ? B.CreateSub(Start, End) : B.CreateSub(End, Start);
+  Value *Length = B.CreateSelect(
+      B.CreateICmpSGT(Span, Zero),
+      B.CreateAdd(B.CreateSDiv(B.CreateSub(Span, One),
+                               E.constI64(Back ? -S.Step : S.Step)),
+                  One),
+      Zero);
+  Value *Stride = E.stride(In, S.Axis);
+  Value *Off = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow, Start,
+                                       Stride);
+  Value *Step = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow,
+                                        Stride, E.constI64(S.Step));
+  // Only a non-empty slice reads at Start, and only one of two or more
+  // elements uses the new stride.
+  Value *NonEmpty = B.CreateICmpSGT(Length, Zero);
+  Value *Several = B.CreateICmpSGT(Length, One);
+  E.failUnless(B.CreateNot(B.CreateAnd(NonEmpty, B.CreateExtractValue(Off, 1))),
+               "offset.fits");
+  E.failUnless(B.CreateNot(B.CreateAnd(Several, B.CreateExtractValue(Step, 1))),
+               "stride.fits");
+  Value *Data = B.CreateGEP(
+      B.getInt8Ty(), E.data(In),
+      B.CreateSelect(NonEmpty, B.CreateExtractValue(Off, 0), Zero), "start");
+  SmallVector<Value *, 4> Dims, Strides;
+  for (unsigned D = 0; D < Rank; ++D) {
+    Dims.push_back(D == S.Axis ? Length : E.dim(In, D));
+    Strides.push_back(D == S.Axis ? B.CreateSelect(Several,
+                                                   B.CreateExtractValue(Step, 0),
+                                                   Stride)
+                                  : E.stride(In, D));
+  }
+  E.setSlot(E.Node.output(0), Data, Dims, Strides);
+}
+
+// A view's code depends on its op's parameters (all in its name) and its
+// input's rank.
+static std::string subtensorKey(const Apply &N) {
+  return "view." + N.op().name() + ".r" +
+         std::to_string(N.inputs()[0]->type().rank());
+}
+
 // Its code depends on the pattern (in the name) and on which dropped dims
 // are known to be 1.
 static std::string dimShuffleKey(const Apply &N) {
@@ -160,13 +295,25 @@ void graphjit::registerShapeLowerings() {
   };
   DimShuffle.ThunkKey = dimShuffleKey;
   registerLowering(OpKind::DimShuffle, DimShuffle);
-  for (OpKind Kind : {OpKind::Reshape, OpKind::Subtensor})
-    registerLowering(Kind, Lowering{/*NeedsPrepare=*/true, nullptr, nullptr});
+  Lowering Subtensor{/*NeedsPrepare=*/true, nullptr, nullptr};
+  Subtensor.EmitViewOutputs = emitSubtensorView;
+  Subtensor.PlansOutputs = [](const Apply &N) {
+    return sliceInfo(N.op(), N.inputs()[0]->type().rank()).has_value();
+  };
+  Subtensor.ThunkKey = subtensorKey;
+  registerLowering(OpKind::Subtensor, Subtensor);
+  registerLowering(OpKind::Reshape,
+                   Lowering{/*NeedsPrepare=*/true, nullptr, nullptr});
   Lowering ShapeI{true, emitShapeI, supportsShapeI};
   ShapeI.EmitOutputDims = emitScalarDims;
   registerLowering(OpKind::ShapeI, ShapeI);
   // alloc and the *_like fills.
+  Lowering Alloc{true, emitAlloc, supportsAlloc};
+  Alloc.EmitOutputDims = emitAllocDims;
+  Alloc.PlansOutputs = plansAlloc;
   for (OpKind Kind : {OpKind::Alloc, OpKind::FillLike})
-    registerLowering(Kind, Lowering{true, emitAlloc, supportsAlloc});
-  registerLowering(OpKind::Join, Lowering{true, emitJoin, supportsJoin});
+    registerLowering(Kind, Alloc);
+  Lowering Join{true, emitJoin, supportsJoin};
+  Join.EmitOutputDims = emitJoinDims;
+  registerLowering(OpKind::Join, Join);
 }

@@ -13,6 +13,7 @@
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
 #include "llvm/Support/Casting.h"
+#include <algorithm>
 #include <optional>
 
 using namespace graphjit;
@@ -274,6 +275,21 @@ Expected<OpRef> makeJoin(const AttrMap &Attrs, unsigned) {
 }
 
 } // namespace
+
+std::optional<SliceInfo> graphjit::sliceInfo(const Op &O, unsigned Rank) {
+  const auto *S = llvm::dyn_cast<SubtensorOp>(&O);
+  if (!S || Rank == 0)
+    return std::nullopt;
+  std::optional<unsigned> A = validAxis(S->axis(), Rank);
+  if (!A)
+    return std::nullopt;
+  SliceInfo I;
+  I.Axis = *A;
+  I.Start = S->start();
+  I.Stop = S->stop();
+  I.Step = std::max(S->step().value_or(1), -INT64_MAX);
+  return I;
+}
 
 std::optional<unsigned> graphjit::joinAxis(const Op &O, unsigned Rank) {
   const auto *J = llvm::dyn_cast<JoinOp>(&O);

@@ -36,6 +36,11 @@ public:
   llvm::Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                       const ExecContext &) const override;
 
+  int64_t axis() const { return Axis; }
+  std::optional<int64_t> start() const { return Start; }
+  std::optional<int64_t> stop() const { return Stop; }
+  std::optional<int64_t> step() const { return Step; }
+
 private:
   int64_t Axis;
   std::optional<int64_t> Start, Stop, Step;

@@ -13,6 +13,7 @@
 #ifndef GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H
 #define GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -53,6 +54,15 @@ std::optional<AllocFill> allocFill(const Op &O);
 /// Shape_i's dim and Join's axis.
 std::optional<unsigned> shapeIAxis(const Op &O, unsigned Rank);
 std::optional<unsigned> joinAxis(const Op &O, unsigned Rank);
+
+/// Subtensor: the slice `start:stop:step` of one axis (Step never 0, and
+/// at least -INT64_MAX, as Python clamps it).
+struct SliceInfo {
+  unsigned Axis = 0;
+  std::optional<int64_t> Start, Stop;
+  int64_t Step = 1;
+};
+std::optional<SliceInfo> sliceInfo(const Op &O, unsigned Rank);
 
 /// Softmax and LogSoftmax.
 struct SoftmaxInfo {

@@ -1,5 +1,6 @@
 """Prints a graph of a chain of N Applies (python3 long_chain.py N): planned
-element-wise Applies, views (subtensor), prepare-then-compute Applies
+element-wise Applies, views (subtensor, planned; reshape, which
+gj_prepare makes), prepare-then-compute Applies
 (cumsum), a perform-only op (argmax) and, near the end, an add of the
 input y, which fails when y's length differs from x's."""
 import sys
@@ -12,7 +13,7 @@ for i in range(1, n):
     if i == n - 50:
         expr = "add(%s, y)" % prev
     else:
-        expr = ["add(subtensor(%s, step=-1), x)" % prev,
+        expr = ["add(reshape(subtensor(%s, step=-1), shape=[-1]), x)" % prev,
                 "mul(%s, 0.5)" % prev,
                 "cumsum(%s)" % prev,
                 "tanh(%s)" % prev][i % 4]
