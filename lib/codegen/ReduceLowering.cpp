@@ -296,38 +296,45 @@ static bool supportsReduction(const Apply &N) {
   return reductionInfo(N.op(), Rank) || argReductionInfo(N.op(), Rank);
 }
 
-// The input's dims without the reduced ones (1 with keepdims); max and min
-// of nothing refuse, as ReduceOp::plan does.
+// The input's dims without the reduced ones (1 with keepdims), for each
+// output (MaxAndArgmax has two); max, min and the arg reductions of nothing
+// refuse, as ReduceOp::plan and the arg reductions' plan do.
 static void emitReductionDims(ThunkEmitter &E, OutputDims &Dims) {
   const Variable *In = E.Node.inputs()[0];
-  std::optional<ReductionInfo> Info =
-      reductionInfo(E.Node.op(), In->type().rank());
+  const unsigned Rank = In->type().rank();
+  std::optional<ReductionInfo> Info = reductionInfo(E.Node.op(), Rank);
+  if (!Info)
+    Info = argReductionInfo(E.Node.op(), Rank);
   Value *Empty = E.B.getFalse();
-  for (unsigned D = 0; D < In->type().rank(); ++D) {
+  SmallVector<Value *, 4> Kept;
+  for (unsigned D = 0; D < Rank; ++D) {
     if (!Info->Reduced[D]) {
-      Dims[0].push_back(E.dim(In, D));
+      Kept.push_back(E.dim(In, D));
       continue;
     }
     Empty = E.B.CreateOr(Empty,
                          E.B.CreateICmpEQ(E.dim(In, D), E.constI64(0)));
     if (Info->KeepDims)
-      Dims[0].push_back(E.constI64(1));
+      Kept.push_back(E.constI64(1));
   }
-  if (Info->K == ReductionInfo::Max || Info->K == ReductionInfo::Min)
+  for (auto &OutDims : Dims)
+    OutDims.assign(Kept.begin(), Kept.end());
+  switch (Info->K) {
+  case ReductionInfo::Max:
+  case ReductionInfo::Min:
+  case ReductionInfo::Argmax:
+  case ReductionInfo::Argmin:
+  case ReductionInfo::MaxAndArgmax:
     E.failUnless(E.B.CreateNot(Empty), "has.identity");
-}
-
-// CAReduce and Mean plan their output; the arg reductions still ask
-// prepare (their errors and two outputs are not mirrored here yet).
-static bool plansReduction(const Apply &N) {
-  return reductionInfo(N.op(), N.inputs()[0]->type().rank()).has_value();
+    break;
+  default:
+    break;
+  }
 }
 
 void graphjit::registerReduceLowerings() {
   Lowering L{/*NeedsPrepare=*/true, emitReduction, supportsReduction};
-  for (OpKind Kind : {OpKind::ArgReduce, OpKind::MaxAndArgmax})
-    registerLowering(Kind, L);
   L.EmitOutputDims = emitReductionDims;
-  L.PlansOutputs = plansReduction;
-  registerLowering(OpKind::Reduce, L);
+  for (OpKind Kind : {OpKind::Reduce, OpKind::ArgReduce, OpKind::MaxAndArgmax})
+    registerLowering(Kind, L);
 }
