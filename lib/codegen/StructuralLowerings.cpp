@@ -8,10 +8,15 @@
 // f64, with transposed operands passed by flag rather than copied; loops for
 // the other dtypes and layouts). take and inc_rows (GatherOps.cpp) and
 // cumsum and cumprod (CumulativeOps.cpp) run their loops the same way.
+// dot, gemm (unless in place), take, inc_rows, cumsum and cumprod plan
+// their outputs: their dims
+// and prepare's checks are in IR, and gj_compute is lent the planned
+// values.
 //
 //===----------------------------------------------------------------------===//
 
 #include "StructuralLoweringUtil.h"
+#include "ops/GemmOp.h"
 #include "llvm/IR/Function.h"
 
 using namespace graphjit;
@@ -54,6 +59,81 @@ static void emitDotDims(ThunkEmitter &E, OutputDims &Dims) {
     Dims[0].push_back(E.dim(B, 1));
 }
 
+// gemm's output (productDims on the call's dims): the contracted dims of
+// op(a) and op(b) agree, the product is op(a)'s rows then op(b)'s columns
+// (where each is a matrix), and each of c's dims, aligned to the right, is
+// 1 or the product's.
+static void emitGemmDims(ThunkEmitter &E, OutputDims &Dims) {
+  const GemmParams P = *gemmParams(E.Node.op());
+  const Variable *C = E.Node.inputs()[0], *A = E.Node.inputs()[1],
+                 *B = E.Node.inputs()[2];
+  unsigned RA = A->type().rank(), RB = B->type().rank();
+  unsigned DA = RA == 2 && !P.TransA ? 1 : 0;
+  unsigned DB = RB == 2 && P.TransB ? 1 : 0;
+  E.failUnless(E.B.CreateICmpEQ(E.dim(A, DA), E.dim(B, DB)), "aligned");
+  if (RA == 2)
+    Dims[0].push_back(E.dim(A, 1 - DA));
+  if (RB == 2)
+    Dims[0].push_back(E.dim(B, 1 - DB));
+  const unsigned RC = C->type().rank(), Off = Dims[0].size() - RC;
+  for (unsigned I = 0; I < RC; ++I) {
+    Value *Size = E.dim(C, I);
+    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, E.constI64(1)),
+                              E.B.CreateICmpEQ(Size, Dims[0][Off + I])),
+                 "broadcasts");
+  }
+}
+
+// A gemm that may write over c keeps asking prepare, which decides where
+// the output goes; so do ranks that productDims refuses (its error).
+static bool plansGemm(const Apply &N) {
+  const GemmParams P = *gemmParams(N.op());
+  unsigned RA = N.inputs()[1]->type().rank(), RB = N.inputs()[2]->type().rank();
+  auto Fits = [](unsigned R, bool Trans) {
+    return (R == 1 || R == 2) && (!Trans || R == 2);
+  };
+  return !P.Inplace && Fits(RA, P.TransA) && Fits(RB, P.TransB) &&
+         N.inputs()[0]->type().rank() <= unsigned(RA == 2) + unsigned(RB == 2);
+}
+
+// take(x, idx): idx's length, then x's rows.
+static void emitTakeDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *X = E.Node.inputs()[0], *Idx = E.Node.inputs()[1];
+  Dims[0].push_back(E.dim(Idx, 0));
+  for (unsigned D = 1; D < X->type().rank(); ++D)
+    Dims[0].push_back(E.dim(X, D));
+}
+
+// inc_rows(x, idx, y): x's dims; y must broadcast to x[idx] (IncRowsOp::
+// checkBroadcast): each of its dims, aligned to the right, is 1 or x[idx]'s.
+static void emitIncRowsDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *X = E.Node.inputs()[0], *Idx = E.Node.inputs()[1],
+                 *Y = E.Node.inputs()[2];
+  const unsigned Rank = X->type().rank(), YRank = Y->type().rank();
+  for (unsigned D = 0; D < Rank; ++D)
+    Dims[0].push_back(E.dim(X, D));
+  for (unsigned I = 0; I < YRank; ++I) {
+    unsigned D = Rank - YRank + I;
+    Value *Picked = D == 0 ? E.dim(Idx, 0) : E.dim(X, D);
+    Value *Size = E.dim(Y, I);
+    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, Picked),
+                              E.B.CreateICmpEQ(Size, E.constI64(1))),
+                 "broadcasts");
+  }
+}
+
+// cumsum and cumprod: the input's dims along an axis, else the number of
+// its elements (the flattened array; the same for a vector).
+static void emitCumulativeDims(ThunkEmitter &E, OutputDims &Dims) {
+  const Variable *X = E.Node.inputs()[0];
+  if (E.Node.output(0)->type().rank() == X->type().rank()) {
+    for (unsigned D = 0; D < X->type().rank(); ++D)
+      Dims[0].push_back(E.dim(X, D));
+    return;
+  }
+  Dims[0].push_back(E.numElements(X));
+}
+
 void graphjit::registerStructuralLowerings() {
   registerShapeLowerings();
   registerReduceLowerings();
@@ -69,10 +149,19 @@ void graphjit::registerStructuralLowerings() {
   };
   registerLowering(OpKind::Dot, Dot);
   // gemm (GemmOp.cpp) the same way: BLAS with beta·c in the output.
-  registerLowering(OpKind::Gemm, Compute);
+  Lowering Gemm = Compute;
+  Gemm.EmitOutputDims = emitGemmDims;
+  Gemm.PlansOutputs = plansGemm;
+  registerLowering(OpKind::Gemm, Gemm);
   // take and inc_rows (GatherOps.cpp): their gather and scatter loops.
-  registerLowering(OpKind::Take, Compute);
-  registerLowering(OpKind::IncRows, Compute);
+  Lowering Take = Compute;
+  Take.EmitOutputDims = emitTakeDims;
+  registerLowering(OpKind::Take, Take);
+  Lowering IncRows = Compute;
+  IncRows.EmitOutputDims = emitIncRowsDims;
+  registerLowering(OpKind::IncRows, IncRows);
   // cumsum and cumprod (CumulativeOps.cpp) too.
-  registerLowering(OpKind::Cumulative, Compute);
+  Lowering Cumulative = Compute;
+  Cumulative.EmitOutputDims = emitCumulativeDims;
+  registerLowering(OpKind::Cumulative, Cumulative);
 }
