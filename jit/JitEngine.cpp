@@ -259,7 +259,7 @@ Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
   if (!Key.empty())
     if (Error E = P->Cache.store(Key.str(), Objects))
       errs() << "graphjit: warning: " << toString(std::move(E)) << "\n";
-  return std::move(Objects);
+  return Objects;
 }
 
 Expected<CompiledCode> JitEngine::link(ObjectFiles Objects, StringRef Entry,

@@ -156,3 +156,8 @@ double ProfileClock::seconds(uint64_t Ticks, uint32_t Clock) const {
     return double(Ticks) * 1e-9;
   return TscHz > 0 ? double(Ticks) / TscHz : 0;
 }
+
+uint64_t ProfileClock::ticks(double Seconds, uint32_t Clock) const {
+  double PerSecond = Clock == GJ_PROFILE_CLOCK_CALL ? 1e9 : TscHz;
+  return Seconds > 0 ? uint64_t(Seconds * PerSecond + 0.5) : 0;
+}

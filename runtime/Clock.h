@@ -73,6 +73,8 @@ public:
   double tscTicksPerSecond() const { return TscHz; }
   /// Seconds in Ticks of Clock (a gj_profile_desc::clock).
   double seconds(uint64_t Ticks, uint32_t Clock) const;
+  /// The ticks of Clock in Seconds (seconds()'s inverse, rounded).
+  uint64_t ticks(double Seconds, uint32_t Clock) const;
   /// For the report: which clock, at what rate, calibrated how.
   const std::string &clockName() const { return Name; }
   /// The same for Clock (a gj_profile_desc::clock), which IR instrumented

@@ -1,6 +1,7 @@
 //===- TraceRuntime.cpp - Per-thread rings of Apply slices ----------------===//
 
 #include "runtime/TraceRuntime.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 #include <algorithm>
 #include <atomic>
@@ -21,11 +22,20 @@ struct Ring {
   std::vector<gj_trace_slot> Slots;
   unsigned Thread;
   uint64_t Generation;
+  std::string Device; // A device's ring (written under the lock).
 };
+
+void push(gj_trace_ring &R, const gj_trace_slot &S) {
+  R.slots[R.next] = S;
+  if (++R.next == R.capacity)
+    R.next = 0;
+  ++R.written;
+}
 
 struct Registry {
   std::mutex Lock;
   std::vector<std::unique_ptr<Ring>> Rings;
+  std::vector<std::unique_ptr<Ring>> Devices;
   /// Rings of traces started over: a call in flight may still write one.
   std::vector<std::unique_ptr<Ring>> Retired;
   /// Descriptors whose functions recorded slices since start().
@@ -76,11 +86,30 @@ extern "C" gj_trace_ring *gj_trace_enter(void) {
 
 extern "C" void gj_trace_slice(const gj_profile_desc *Desc, int32_t Apply,
                                uint64_t Start, uint64_t End) {
-  gj_trace_ring *R = gj_trace_enter();
-  R->slots[R->next] = {Desc, Apply, Start, End};
-  if (++R->next == R->capacity)
-    R->next = 0;
-  ++R->written;
+  push(*gj_trace_enter(), {Desc, Apply, Start, End});
+}
+
+void TraceRuntime::deviceSlice(const std::string &Device,
+                               const gj_profile_desc *Desc, int32_t Apply,
+                               uint64_t Start, uint64_t End) {
+  if (!On.load(std::memory_order_relaxed))
+    return;
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Guard(R.Lock);
+  auto It = llvm::find_if(R.Devices, [&](const std::unique_ptr<Ring> &D) {
+    return D->Device == Device;
+  });
+  if (It == R.Devices.end()) {
+    auto Fresh = std::make_unique<Ring>();
+    Fresh->Slots.resize(R.Capacity);
+    Fresh->Abi = {Fresh->Slots.data(), 0, Fresh->Slots.size(), 0};
+    Fresh->Thread = unsigned(R.Devices.size()) + 1;
+    Fresh->Device = Device;
+    R.Devices.push_back(std::move(Fresh));
+    It = std::prev(R.Devices.end());
+  }
+  push((*It)->Abi, {Desc, Apply, Start, End});
+  R.Recorded.insert(Desc);
 }
 
 void TraceRuntime::sample(const gj_profile_desc *Desc, uint64_t Ticks,
@@ -94,6 +123,7 @@ void TraceRuntime::start(size_t Capacity) {
   for (auto &Old : R.Rings)
     R.Retired.push_back(std::move(Old));
   R.Rings.clear();
+  R.Devices.clear();
   R.Recorded.clear();
   R.Capacity = Capacity ? Capacity : 1;
   Generation.fetch_add(1, std::memory_order_relaxed);
@@ -123,20 +153,25 @@ std::vector<ThreadTrace> TraceRuntime::snapshot() {
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
   std::vector<ThreadTrace> Threads;
-  for (const auto &Ring : R.Rings) {
+  auto Read = [&](const Ring &Ring) {
     ThreadTrace T;
-    T.Thread = Ring->Thread;
-    const gj_trace_ring &A = Ring->Abi;
+    T.Thread = Ring.Thread;
+    T.Device = Ring.Device;
+    const gj_trace_ring &A = Ring.Abi;
     uint64_t Kept = std::min(A.written, A.capacity);
     T.Dropped = A.written - Kept;
     // The oldest kept slice is at next once the ring has wrapped.
     uint64_t First = A.written > A.capacity ? A.next : 0;
     for (uint64_t I = 0; I < Kept; ++I) {
-      const gj_trace_slot &S = Ring->Slots[(First + I) % A.capacity];
+      const gj_trace_slot &S = Ring.Slots[(First + I) % A.capacity];
       T.Slices.push_back({S.desc, S.apply, S.start, S.end});
     }
     Threads.push_back(std::move(T));
-  }
+  };
+  for (const auto &Ring : R.Rings)
+    Read(*Ring);
+  for (const auto &Ring : R.Devices)
+    Read(*Ring);
   return Threads;
 }
 

@@ -30,9 +30,11 @@ struct TraceSlice {
   uint64_t Start, End;
 };
 
-/// One thread's slices, oldest first.
+/// One thread's slices, oldest first; or a device's (Device set), on the
+/// device's own timeline aligned to the host clock.
 struct ThreadTrace {
   unsigned Thread = 0; ///< In order of the threads' first slice, from 1.
+  std::string Device;  ///< Non-empty: a device's track (Thread counts those).
   std::vector<TraceSlice> Slices;
   uint64_t Dropped = 0; ///< Older slices the ring overwrote.
 };
@@ -48,11 +50,17 @@ public:
   /// Whether the trace holds slices of Desc's function (its code must
   /// then outlive the trace: JitEngine::release keeps it).
   static bool recorded(const gj_profile_desc *Desc);
+  /// Apply of Desc's function ran on device Device from Start to End (ticks
+  /// of Desc's clock): a slice on that device's track, kept in a ring of
+  /// the same capacity as a thread's. Nothing while the trace is off.
+  static void deviceSlice(const std::string &Device,
+                          const gj_profile_desc *Desc, int32_t Apply,
+                          uint64_t Start, uint64_t End);
   /// A sample of the live-bytes counter of Desc's call on this thread, at
   /// Ticks of its clock (a slice with Apply GJ_TRACE_LIVE_BYTES).
   static void sample(const gj_profile_desc *Desc, uint64_t Ticks,
                      uint64_t Bytes);
-  /// Every thread's slices.
+  /// Every thread's slices, then every device's.
   static std::vector<ThreadTrace> snapshot();
   /// The name the timeline gives Desc's calls (the graph function's, where
   /// the descriptor only knows the LLVM function's).

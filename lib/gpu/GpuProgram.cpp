@@ -90,6 +90,8 @@ Error GpuProgram::run(const Apply &N, llvm::ArrayRef<NDArray> In,
                       std::vector<NDArray> &Out, const ExecContext &Ctx) {
   TimerMark Before = 0;
   if (Profile) {
+    if (TimedApplies.empty() && HostNow)
+      FirstMarkHost = HostNow();
     Expected<TimerMark> M = Dev.mark();
     if (!M)
       return M.takeError();
@@ -121,7 +123,8 @@ Error GpuProgram::run(const Apply &N, llvm::ArrayRef<NDArray> In,
 }
 
 Error GpuProgram::endCall(
-    llvm::function_ref<void(unsigned ApplyId, double Seconds)> Sink) {
+    llvm::function_ref<void(unsigned ApplyId, double Start, double Seconds)>
+        Sink) {
   auto Reset = llvm::make_scope_exit([&] {
     TimedApplies.clear();
     Dev.resetMarks();
@@ -132,7 +135,12 @@ Error GpuProgram::endCall(
     Expected<double> S = Dev.elapsedSeconds(T.From, T.To);
     if (!S)
       return S.takeError();
-    Sink(T.Apply, *S);
+    // Where it started is asked only for a timeline (setHostClock).
+    Expected<double> Start =
+        HostNow ? Dev.elapsedSeconds(TimedApplies.front().From, T.From) : 0.0;
+    if (!Start)
+      return Start.takeError();
+    Sink(T.Apply, *Start, *S);
   }
   return Error::success();
 }

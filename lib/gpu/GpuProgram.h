@@ -23,6 +23,7 @@
 #include "graphjit/Graph.h"
 #include "jit/JitEngine.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,9 +72,17 @@ public:
   llvm::Error run(const Apply &N, llvm::ArrayRef<NDArray> In,
                   std::vector<NDArray> &Out, const ExecContext &Ctx) override;
   /// Ends a call: waits for the device, then hands each GPU Apply's device
-  /// seconds to Sink (when profiling).
-  llvm::Error
-  endCall(llvm::function_ref<void(unsigned ApplyId, double Seconds)> Sink);
+  /// seconds to Sink (when profiling), with when it started on the device
+  /// (with a host clock set): seconds after the call's first timed Apply
+  /// started there, else 0.
+  llvm::Error endCall(llvm::function_ref<void(unsigned ApplyId, double Start,
+                                              double Seconds)>
+                          Sink);
+  /// A host clock to read as the call's first timed Apply is queued (the
+  /// timeline aligns the device's times there); firstMarkHost() is the
+  /// reading of the last call.
+  void setHostClock(std::function<uint64_t()> Now) { HostNow = std::move(Now); }
+  uint64_t firstMarkHost() const { return FirstMarkHost; }
 
   Device &device() const { return Dev; }
   std::mutex &lock() { return Dev.callLock(); }
@@ -121,6 +130,8 @@ private:
     TimerMark From, To;
   };
   std::vector<Timed> TimedApplies;
+  std::function<uint64_t()> HostNow;
+  uint64_t FirstMarkHost = 0;
   double CompileSeconds = 0;
 };
 

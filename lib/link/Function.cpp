@@ -95,6 +95,13 @@ Error Function::startProfiling(const CompiledCode *Code) {
         HostOnly.push_back(std::move(Line));
     }
     Profiler->setDevice(Gpu->device().name(), std::move(HostOnly));
+    // The timeline puts the device's own times on a track of its own,
+    // aligned to the host clock where the call's first device Apply was
+    // queued.
+    if (Opts.Trace) {
+      Profiler->setTraced(true);
+      Gpu->setHostClock([P = Profiler.get()] { return P->now(); });
+    }
   }
   if (Opts.ProfileMemory) {
     // The plan the JIT code would have without profile_memory.
@@ -306,9 +313,10 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
   Error Ran = runNodes(S, Ctx);
   if (Gpu) {
     // Device times are read once the call has waited for the device.
-    Error Ended = Gpu->endCall([&](unsigned Id, double Seconds) {
+    Error Ended = Gpu->endCall([&](unsigned Id, double Start,
+                                   double Seconds) {
       if (Profiler)
-        Profiler->deviceRan(Id, Seconds);
+        Profiler->deviceRan(Id, Seconds, Gpu->firstMarkHost(), Start);
     });
     if (Ran)
       llvm::consumeError(std::move(Ended));

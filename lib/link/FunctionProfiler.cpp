@@ -12,6 +12,7 @@
 #include "runtime/Clock.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
+#include "runtime/TraceRuntime.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
 
@@ -184,7 +185,14 @@ void FunctionProfiler::setDevice(std::string Name,
   Base.HostOnly = std::move(HostOnly);
 }
 
-void FunctionProfiler::deviceRan(unsigned Id, double Seconds) {
+void FunctionProfiler::deviceRan(unsigned Id, double Seconds,
+                                 uint64_t FirstQueued, double Start) {
+  if (Traced && Desc && TraceRuntime::active()) {
+    const ProfileClock &Clock = ProfileClock::get();
+    uint64_t From = FirstQueued + Clock.ticks(Start, Desc->clock);
+    TraceRuntime::deviceSlice(Base.Device, Desc, int32_t(Id), From,
+                              From + Clock.ticks(Seconds, Desc->clock));
+  }
   // A first call left out leaves its device time out too.
   if (IgnoreFirstCall && !FirstCallDone.load(std::memory_order_relaxed))
     return;

@@ -42,7 +42,13 @@ public:
   /// the host ("op: why").
   void setDevice(std::string Name, std::vector<std::string> HostOnly);
   /// GPU Apply Id took Seconds of device time in one call (its timers).
-  void deviceRan(unsigned Id, double Seconds);
+  /// Traced (setTraced), it is also a slice on the device's timeline:
+  /// Start seconds after the call's first device Apply, which was queued
+  /// at FirstQueued (ticks of now()).
+  void deviceRan(unsigned Id, double Seconds, uint64_t FirstQueued = 0,
+                 double Start = 0);
+  /// The function's calls go on the timeline (CompileOptions::Trace).
+  void setTraced(bool On) { Traced = On; }
   /// Records memory too (profile_memory), for F run with or without gc;
   /// Plan: where its values would live without profile_memory (null: the
   /// py linker, which plans nothing).
@@ -98,6 +104,7 @@ private:
   const gj_profile_desc *Desc = nullptr;
   /// The clock now() reads: the TSC, or gj_profile_now (decided once).
   bool Tsc;
+  bool Traced = false;
   CompileTimes Times;
   double ValidateSeconds = 0;
   bool IgnoreFirstCall;

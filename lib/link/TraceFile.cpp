@@ -97,20 +97,29 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
   J.attributeEnd();
   J.attributeBegin("traceEvents");
   J.arrayBegin();
-  J.object([&] {
-    J.attribute("ph", "M");
-    J.attribute("name", "process_name");
-    J.attribute("pid", 1);
-    J.attributeObject("args", [&] { J.attribute("name", "graphjit"); });
-  });
+  // The host's threads are process 1; the devices' tracks process 2.
+  auto ProcessName = [&](int Pid, const char *Name) {
+    J.object([&] {
+      J.attribute("ph", "M");
+      J.attribute("name", "process_name");
+      J.attribute("pid", Pid);
+      J.attributeObject("args", [&] { J.attribute("name", Name); });
+    });
+  };
+  ProcessName(1, "graphjit");
+  if (llvm::any_of(Threads, [](const ThreadTrace &T) { return !T.Device.empty(); }))
+    ProcessName(2, "devices");
   for (const ThreadTrace &T : Threads) {
+    const bool OnDevice = !T.Device.empty();
+    const int Pid = OnDevice ? 2 : 1;
     J.object([&] {
       J.attribute("ph", "M");
       J.attribute("name", "thread_name");
-      J.attribute("pid", 1);
+      J.attribute("pid", Pid);
       J.attribute("tid", T.Thread);
       J.attributeObject("args", [&] {
-        J.attribute("name", "thread " + std::to_string(T.Thread));
+        J.attribute("name", OnDevice ? T.Device
+                                     : "thread " + std::to_string(T.Thread));
       });
     });
     for (const TraceSlice &S : T.Slices) {
@@ -137,14 +146,16 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
         J.attribute("ph", "X");
         J.attribute("name", A ? std::string(A->name)
                               : NameOf(S.Desc) + " (call)");
-        // Transfers between host and device are marked.
+        // Transfers between host and device are marked; on a device's
+        // track the rest is the device's work.
         llvm::StringRef Name = A ? llvm::StringRef(A->name) : llvm::StringRef();
         J.attribute("cat", !A ? "call"
                            : Name.starts_with("GpuFromHost(") ||
                                      Name.starts_with("HostFromGpu(")
                                ? "transfer"
-                               : "apply");
-        J.attribute("pid", 1);
+                           : OnDevice ? "device"
+                                      : "apply");
+        J.attribute("pid", Pid);
         J.attribute("tid", T.Thread);
         J.attribute("ts", Ts(S.Start - Zero[C]));
         J.attribute("dur", Ts(S.End - S.Start));
@@ -153,7 +164,9 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
           if (A) {
             J.attribute("id", A->id);
             J.attribute("loc", A->loc);
-            J.attribute("type", A->kind);
+            // A device runs compiled kernels (the host calls them
+            // through gj_perform, hence the descriptor's kind).
+            J.attribute("type", OnDevice ? "C" : A->kind);
           }
         });
       });

@@ -2,8 +2,8 @@
 //
 // The timeline's runtime: slices recorded only while a trace is on, each
 // thread's ring keeping its last slices in order and counting what it
-// dropped, threads apart, start() dropping what came before; and the
-// writer's trace-event JSON read back.
+// dropped, threads apart, devices on tracks of their own, start() dropping
+// what came before; and the writer's trace-event JSON read back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +71,58 @@ TEST(TraceRuntime, ThreadsHaveRingsOfTheirOwn) {
     for (size_t I = 1; I < T.Slices.size(); ++I)
       EXPECT_EQ(T.Slices[I - 1].Start + 1, T.Slices[I].Start);
   }
+}
+
+TEST(TraceRuntime, DevicesHaveTracksOfTheirOwn) {
+  TraceRuntime::deviceSlice("GPU", &Desc, 0, 1, 2); // Off: nothing.
+  TraceRuntime::start(2);
+  gj_trace_slice(&Desc, 0, 100, 150);
+  for (int I = 0; I < 3; ++I)
+    TraceRuntime::deviceSlice("GPU", &Desc, 2, 10 * I, 10 * I + 5);
+  TraceRuntime::deviceSlice("other GPU", &Desc, 0, 7, 8);
+  TraceRuntime::stop();
+  std::vector<ThreadTrace> T = TraceRuntime::snapshot();
+  ASSERT_EQ(3u, T.size()); // The thread first, then the devices.
+  EXPECT_EQ("", T[0].Device);
+  EXPECT_EQ("GPU", T[1].Device);
+  EXPECT_EQ(1u, T[1].Thread);
+  EXPECT_EQ(1u, T[1].Dropped); // A ring of the trace's capacity.
+  ASSERT_EQ(2u, T[1].Slices.size());
+  EXPECT_EQ(10u, T[1].Slices[0].Start);
+  EXPECT_EQ(25u, T[1].Slices[1].End);
+  EXPECT_EQ("other GPU", T[2].Device);
+  EXPECT_EQ(2u, T[2].Thread);
+  EXPECT_TRUE(TraceRuntime::recorded(&Desc));
+}
+
+TEST(TraceFile, DeviceTracksAreProcessTwo) {
+  std::vector<ThreadTrace> T(2);
+  T[0].Thread = 1;
+  T[0].Slices = {{&Desc, 2, 1000, 1100}};
+  T[1].Thread = 1;
+  T[1].Device = "NVIDIA H100";
+  T[1].Slices = {{&Desc, 2, 1200, 1300}};
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  writeTraceEvents(OS, T);
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(OS.str());
+  ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
+  const llvm::json::Array &Events = *V->getAsObject()->getArray("traceEvents");
+  // Both processes' names, each track's name and slice.
+  ASSERT_EQ(6u, Events.size());
+  const llvm::json::Object &Track = *Events[4].getAsObject();
+  EXPECT_EQ("thread_name", *Track.getString("name"));
+  EXPECT_EQ(2, *Track.getInteger("pid"));
+  EXPECT_EQ("NVIDIA H100", *Track.getObject("args")->getString("name"));
+  const llvm::json::Object &OnDevice = *Events[5].getAsObject();
+  EXPECT_EQ(2, *OnDevice.getInteger("pid"));
+  EXPECT_EQ("device", *OnDevice.getString("cat"));
+  EXPECT_EQ("C", *OnDevice.getObject("args")->getString("type"));
+  EXPECT_DOUBLE_EQ(0.2, *OnDevice.getNumber("ts"));
+  const llvm::json::Object &OnHost = *Events[3].getAsObject();
+  EXPECT_EQ(1, *OnHost.getInteger("pid"));
+  EXPECT_EQ("apply", *OnHost.getString("cat"));
+  EXPECT_EQ("Py", *OnHost.getObject("args")->getString("type"));
 }
 
 TEST(TraceFile, WritesTraceEvents) {

@@ -1,8 +1,11 @@
 """A strict reader of the trace-event JSON graphjit writes (Chrome's
 format, which Perfetto's UI opens): checks every event's fields and
-types, that each thread's Apply slices lie inside its call slices, and,
-given the profile JSON of the same run, that every Apply has one slice per
-call. Prints "ok", the slice count and the dropped count.
+types, that each thread's Apply slices lie inside its call slices, that
+each device's slices (process 2) follow one another as its stream runs
+them, and, given the profile JSON of the same run, that every Apply has
+one slice per call on its thread, and every GPU Apply one more on its
+device. Prints "ok", the slice count and the dropped count (and the
+device slices and live-bytes samples, where there are any).
 
     check_trace.py TRACE.json [PROFILE.json]
 """
@@ -21,7 +24,7 @@ def main():
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         fail("no traceEvents list")
     other = trace.get("otherData", {})
-    calls, applies = {}, {}
+    calls, applies, device = {}, {}, {}
     samples = 0
     for e in trace["traceEvents"]:
         ph = e.get("ph")
@@ -49,7 +52,14 @@ def main():
                 fail("%s missing or mistyped in %r" % (key, e))
         if e["ts"] < 0 or e["dur"] < 0:
             fail("negative time in %r" % e)
-        if e["cat"] == "call":
+        if e["pid"] == 2:
+            if e["cat"] not in ("device", "transfer") or \
+                    not isinstance(e["args"].get("id"), int):
+                fail("a bad device slice: %r" % e)
+            device.setdefault(e["tid"], []).append(e)
+        elif e["pid"] != 1:
+            fail("unknown process in %r" % e)
+        elif e["cat"] == "call":
             calls.setdefault(e["tid"], []).append(e)
         elif e["cat"] in ("apply", "transfer"):
             if not isinstance(e["args"].get("id"), int):
@@ -66,14 +76,22 @@ def main():
                        for a, b in spans):
                 fail("Apply slice outside every call: %r" % s)
     n += sum(len(c) for c in calls.values())
+    for tid, slices in device.items():
+        # One stream: each slice starts once the one before has ended.
+        for a, b in zip(slices, slices[1:]):
+            if b["ts"] + EPS < a["ts"] + a["dur"]:
+                fail("device slices overlap: %r, %r" % (a, b))
+        n += len(slices)
     if n != other.get("slices"):
         fail("%d slices, otherData says %r" % (n, other.get("slices")))
     if len(sys.argv) > 2:
         profile = json.load(open(sys.argv[2]))
-        want = {}
+        want, want_device = {}, {}
         for f in profile["functions"]:
             for a in f["applies"]:
                 want[(f["name"], a["id"])] = a["calls"]
+                if a.get("on_device"):
+                    want_device[(f["name"], a["id"])] = a["calls"]
             want[(f["name"], "call")] = f["calls"]
         got = {}
         for slices in applies.values():
@@ -86,9 +104,19 @@ def main():
                 got[key] = got.get(key, 0) + 1
         if got != want:
             fail("slices per Apply %r, the profile's calls %r" % (got, want))
+        got = {}
+        for slices in device.values():
+            for s in slices:
+                key = (s["args"]["function"], s["args"]["id"])
+                got[key] = got.get(key, 0) + 1
+        if got != want_device:
+            fail("device slices per Apply %r, the profile's calls %r"
+                 % (got, want_device))
     if samples != other.get("samples", 0):
         fail("%d samples, otherData says %r" % (samples, other.get("samples")))
+    on_device = sum(len(s) for s in device.values())
     print("ok %d slices, %d dropped" % (n, other.get("dropped", -1)) +
+          (", %d on devices" % on_device if on_device else "") +
           (", %d live-bytes samples" % samples if samples else ""))
 
 
