@@ -8,9 +8,10 @@
 // shape and the *_like fills plan their outputs; Join
 // copies each input, converted to the promoted dtype, to its offset along
 // the axis, and plans its output (its dims and JoinOp::prepare's checks in
-// IR). dimshuffle, transpose and subtensor are planned views: the thunk
-// writes the output's slot from the input's (their prepare's work, with
-// its checks); reshape and flatten need no code: gj_prepare makes the view.
+// IR). dimshuffle, transpose, subtensor, and reshape and flatten of a
+// shape in numbers are planned views: the thunk writes the output's slot
+// from the input's (their prepare's work, with its checks); reshape asks
+// gj_prepare where its input is not C-contiguous.
 //
 //===----------------------------------------------------------------------===//
 
@@ -261,6 +262,85 @@ static void emitSubtensorView(ThunkEmitter &E) {
   E.setSlot(E.Node.output(0), Data, Dims, Strides);
 }
 
+// reshape and flatten (ReshapeOp::prepare) with a shape in numbers: the
+// target's sizes checked against the input's, -1 inferred. A C-contiguous
+// input is viewed with contiguous strides; any other asks gj_prepare, which
+// views or copies it as NumPy does (the frame drops that value when the
+// call ends, as it does a materialized one).
+static void emitReshapeView(ThunkEmitter &E) {
+  const Variable *In = E.Node.inputs()[0], *Out = E.Node.output(0);
+  const std::vector<int64_t> Target = *reshapeTarget(E.Node.op());
+  IRBuilder<> &B = E.B;
+  Value *Size = E.numElements(In);
+  int64_t Known = 1;
+  int Infer = -1;
+  bool Overflow = false;
+  for (size_t I = 0; I < Target.size(); ++I) {
+    if (Target[I] == -1)
+      Infer = int(I);
+    else
+      Overflow |= __builtin_mul_overflow(Known, Target[I], &Known);
+  }
+  if (Overflow || (Infer >= 0 && Known == 0))
+    E.failUnless(B.getFalse(), "sizes.fit");
+  else if (Infer >= 0)
+    E.failUnless(B.CreateICmpEQ(B.CreateSRem(Size, E.constI64(Known)),
+                                E.constI64(0)),
+                 "divides");
+  else
+    E.failUnless(B.CreateICmpEQ(Size, E.constI64(Known)), "same.size");
+  SmallVector<Value *, 4> Dims;
+  for (int64_t T : Target)
+    Dims.push_back(T != -1 ? E.constI64(T)
+                   : Known > 0 ? B.CreateSDiv(Size, E.constI64(Known))
+                               : E.constI64(0));
+
+  // C-contiguous: each dim of more than one element has the stride of the
+  // elements after it (an empty array is, whatever its strides).
+  const int64_t ElementSize = dtypeSize(In->type().Dtype);
+  Value *Contiguous = B.CreateICmpEQ(Size, E.constI64(0));
+  Value *AllFit = B.getTrue(), *Expected = E.constI64(ElementSize);
+  for (unsigned D = In->type().rank(); D-- > 0;) {
+    Value *Dim = E.dim(In, D);
+    AllFit = B.CreateAnd(
+        AllFit, B.CreateOr(B.CreateICmpEQ(Dim, E.constI64(1)),
+                           B.CreateICmpEQ(E.stride(In, D), Expected)));
+    Expected = B.CreateMul(Expected, Dim);
+  }
+  Contiguous = B.CreateOr(Contiguous, AllFit, "contiguous");
+  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
+  BasicBlock *View = BasicBlock::Create(E.ctx(), "view", Thunk);
+  BasicBlock *Ask = BasicBlock::Create(E.ctx(), "ask.prepare", Thunk);
+  BasicBlock *Failed = BasicBlock::Create(E.ctx(), "prepare.failed", Thunk);
+  BasicBlock *Done = BasicBlock::Create(E.ctx(), "reshaped", Thunk);
+  B.CreateCondBr(Contiguous, View, Ask);
+
+  B.SetInsertPoint(View);
+  SmallVector<Value *, 4> Strides(Dims.size());
+  Value *Step = E.constI64(ElementSize);
+  for (unsigned D = Dims.size(); D-- > 0;) {
+    Strides[D] = Step;
+    Step = B.CreateMul(Step, B.CreateBinaryIntrinsic(Intrinsic::smax, Dims[D],
+                                                     E.constI64(1)));
+  }
+  E.setSlot(Out, E.data(In), Dims, Strides);
+  B.CreateBr(Done);
+
+  B.SetInsertPoint(Ask);
+  FunctionCallee Prepare = E.M.getOrInsertFunction(
+      "gj_prepare", FunctionType::get(B.getInt32Ty(),
+                                      {B.getPtrTy(), B.getInt32Ty()}, false));
+  Value *Rc = B.CreateCall(Prepare, {E.frame(), E.nodeId()}, "rc");
+  B.CreateCondBr(B.CreateICmpEQ(Rc, B.getInt32(0)), Done, Failed);
+  B.SetInsertPoint(Failed);
+  B.CreateRet(Rc);
+  B.SetInsertPoint(Done);
+}
+
+static bool plansReshape(const Apply &N) {
+  return reshapeTarget(N.op()).has_value();
+}
+
 // A view's code depends on its op's parameters (all in its name) and its
 // input's rank.
 static std::string subtensorKey(const Apply &N) {
@@ -302,8 +382,11 @@ void graphjit::registerShapeLowerings() {
   };
   Subtensor.ThunkKey = subtensorKey;
   registerLowering(OpKind::Subtensor, Subtensor);
-  registerLowering(OpKind::Reshape,
-                   Lowering{/*NeedsPrepare=*/true, nullptr, nullptr});
+  Lowering Reshape{/*NeedsPrepare=*/true, nullptr, nullptr};
+  Reshape.EmitViewOutputs = emitReshapeView;
+  Reshape.PlansOutputs = plansReshape;
+  Reshape.ThunkKey = subtensorKey; // Parameters in the name, and the rank.
+  registerLowering(OpKind::Reshape, Reshape);
   Lowering ShapeI{true, emitShapeI, supportsShapeI};
   ShapeI.EmitOutputDims = emitScalarDims;
   registerLowering(OpKind::ShapeI, ShapeI);

@@ -203,6 +203,11 @@ int32_t CallFrame::runNode(int32_t Id, int Step) {
     if (llvm::Error E = Runner.run(N, NodeStep(Step), Values, *Ctx))
       return fail(std::move(E));
   }
+  // A planned view that asked prepare (reshape of a strided input) holds
+  // what prepare made until the call ends, as a materialized value does.
+  for (const Variable *Out : N.outputs())
+    if (PlannedVars[Out->id()] && !Values[Out->id()].isNull())
+      Materialized.push_back(Out->id());
   for (const Variable *Out : N.outputs())
     syncSlot(Out->id());
   if (Profiler)

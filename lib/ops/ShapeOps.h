@@ -84,6 +84,9 @@ public:
   llvm::Error prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
                       const ExecContext &Ctx) const override;
 
+  llvm::ArrayRef<ShapeEntry> target() const { return Target; }
+  bool isFlatten() const { return IsFlatten; }
+
 private:
   std::vector<ShapeEntry> Target;
   bool IsFlatten;

@@ -51,6 +51,11 @@ std::optional<ReductionInfo> argReductionInfo(const Op &O, unsigned Rank);
 enum class AllocFill { Broadcast, Zeros, Ones };
 std::optional<AllocFill> allocFill(const Op &O);
 
+/// Reshape and flatten: the target shape in numbers, -1 where inferred
+/// (flatten: {-1}); nullopt where an entry is a symbolic dim, which only
+/// the call's bindings resolve.
+std::optional<std::vector<int64_t>> reshapeTarget(const Op &O);
+
 /// Shape_i's dim and Join's axis.
 std::optional<unsigned> shapeIAxis(const Op &O, unsigned Rank);
 std::optional<unsigned> joinAxis(const Op &O, unsigned Rank);
