@@ -90,6 +90,7 @@ void coalesceDims(ThunkEmitter &E, llvm::SmallVectorImpl<llvm::Value *> &Dims,
 void registerShapeLowerings();
 void registerReduceLowerings();
 void registerSoftmaxLowerings();
+void registerGatherLowerings();
 
 } // namespace graphjit
 

@@ -6,12 +6,11 @@
 // the shapes and creates the output, then the thunk calls gj_compute, which
 // runs the op's library code (Dot::compute, Gemm::compute: CBLAS for f32 and
 // f64, with transposed operands passed by flag rather than copied; loops for
-// the other dtypes and layouts). take and inc_rows (GatherOps.cpp) and
-// cumsum and cumprod (CumulativeOps.cpp) run their loops the same way.
-// dot, gemm (unless in place), take, inc_rows, cumsum and cumprod plan
-// their outputs: their dims
-// and prepare's checks are in IR, and gj_compute is lent the planned
-// values.
+// the other dtypes and layouts). cumsum and cumprod (CumulativeOps.cpp)
+// run their loops the same way; take and inc_rows are loops in IR
+// (GatherLowering.cpp). dot, gemm (unless in place), cumsum and cumprod
+// plan their outputs: their dims and prepare's checks are in IR, and
+// gj_compute is lent the planned values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,32 +95,6 @@ static bool plansGemm(const Apply &N) {
          N.inputs()[0]->type().rank() <= unsigned(RA == 2) + unsigned(RB == 2);
 }
 
-// take(x, idx): idx's length, then x's rows.
-static void emitTakeDims(ThunkEmitter &E, OutputDims &Dims) {
-  const Variable *X = E.Node.inputs()[0], *Idx = E.Node.inputs()[1];
-  Dims[0].push_back(E.dim(Idx, 0));
-  for (unsigned D = 1; D < X->type().rank(); ++D)
-    Dims[0].push_back(E.dim(X, D));
-}
-
-// inc_rows(x, idx, y): x's dims; y must broadcast to x[idx] (IncRowsOp::
-// checkBroadcast): each of its dims, aligned to the right, is 1 or x[idx]'s.
-static void emitIncRowsDims(ThunkEmitter &E, OutputDims &Dims) {
-  const Variable *X = E.Node.inputs()[0], *Idx = E.Node.inputs()[1],
-                 *Y = E.Node.inputs()[2];
-  const unsigned Rank = X->type().rank(), YRank = Y->type().rank();
-  for (unsigned D = 0; D < Rank; ++D)
-    Dims[0].push_back(E.dim(X, D));
-  for (unsigned I = 0; I < YRank; ++I) {
-    unsigned D = Rank - YRank + I;
-    Value *Picked = D == 0 ? E.dim(Idx, 0) : E.dim(X, D);
-    Value *Size = E.dim(Y, I);
-    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, Picked),
-                              E.B.CreateICmpEQ(Size, E.constI64(1))),
-                 "broadcasts");
-  }
-}
-
 // cumsum and cumprod: the input's dims along an axis, else the number of
 // its elements (the flattened array; the same for a vector).
 static void emitCumulativeDims(ThunkEmitter &E, OutputDims &Dims) {
@@ -153,13 +126,8 @@ void graphjit::registerStructuralLowerings() {
   Gemm.EmitOutputDims = emitGemmDims;
   Gemm.PlansOutputs = plansGemm;
   registerLowering(OpKind::Gemm, Gemm);
-  // take and inc_rows (GatherOps.cpp): their gather and scatter loops.
-  Lowering Take = Compute;
-  Take.EmitOutputDims = emitTakeDims;
-  registerLowering(OpKind::Take, Take);
-  Lowering IncRows = Compute;
-  IncRows.EmitOutputDims = emitIncRowsDims;
-  registerLowering(OpKind::IncRows, IncRows);
+  // take and inc_rows: loops in IR (GatherLowering.cpp).
+  registerGatherLowerings();
   // cumsum and cumprod (CumulativeOps.cpp) too.
   Lowering Cumulative = Compute;
   Cumulative.EmitOutputDims = emitCumulativeDims;

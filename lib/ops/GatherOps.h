@@ -69,6 +69,9 @@ public:
 
   double flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const override;
 
+  /// Stores y's rows rather than adding them.
+  bool isSet() const { return Set; }
+
 private:
   bool Set;
 
