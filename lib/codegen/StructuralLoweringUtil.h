@@ -91,6 +91,7 @@ void registerShapeLowerings();
 void registerReduceLowerings();
 void registerSoftmaxLowerings();
 void registerGatherLowerings();
+void registerCumulativeLowerings();
 
 } // namespace graphjit
 

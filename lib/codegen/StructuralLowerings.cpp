@@ -6,11 +6,10 @@
 // the shapes and creates the output, then the thunk calls gj_compute, which
 // runs the op's library code (Dot::compute, Gemm::compute: CBLAS for f32 and
 // f64, with transposed operands passed by flag rather than copied; loops for
-// the other dtypes and layouts). cumsum and cumprod (CumulativeOps.cpp)
-// run their loops the same way; take and inc_rows are loops in IR
-// (GatherLowering.cpp). dot, gemm (unless in place), cumsum and cumprod
-// plan their outputs: their dims and prepare's checks are in IR, and
-// gj_compute is lent the planned values.
+// the other dtypes and layouts). take and inc_rows (GatherLowering.cpp)
+// and cumsum and cumprod (CumulativeLowering.cpp) are loops in IR. dot and
+// gemm (unless in place) plan their outputs: their dims and prepare's
+// checks are in IR, and gj_compute is lent the planned values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,18 +94,6 @@ static bool plansGemm(const Apply &N) {
          N.inputs()[0]->type().rank() <= unsigned(RA == 2) + unsigned(RB == 2);
 }
 
-// cumsum and cumprod: the input's dims along an axis, else the number of
-// its elements (the flattened array; the same for a vector).
-static void emitCumulativeDims(ThunkEmitter &E, OutputDims &Dims) {
-  const Variable *X = E.Node.inputs()[0];
-  if (E.Node.output(0)->type().rank() == X->type().rank()) {
-    for (unsigned D = 0; D < X->type().rank(); ++D)
-      Dims[0].push_back(E.dim(X, D));
-    return;
-  }
-  Dims[0].push_back(E.numElements(X));
-}
-
 void graphjit::registerStructuralLowerings() {
   registerShapeLowerings();
   registerReduceLowerings();
@@ -128,8 +115,6 @@ void graphjit::registerStructuralLowerings() {
   registerLowering(OpKind::Gemm, Gemm);
   // take and inc_rows: loops in IR (GatherLowering.cpp).
   registerGatherLowerings();
-  // cumsum and cumprod (CumulativeOps.cpp) too.
-  Lowering Cumulative = Compute;
-  Cumulative.EmitOutputDims = emitCumulativeDims;
-  registerLowering(OpKind::Cumulative, Cumulative);
+  // cumsum and cumprod: loops in IR (CumulativeLowering.cpp).
+  registerCumulativeLowerings();
 }

@@ -12,9 +12,11 @@
 
 #include "CumulativeOps.h"
 #include "Strided.h"
+#include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"
+#include "llvm/Support/Casting.h"
 
 using namespace graphjit;
 using llvm::Error;
@@ -95,6 +97,21 @@ Error CumOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
     });
   });
   return Error::success();
+}
+
+std::optional<CumulativeInfo> graphjit::cumulativeInfo(const Op &O,
+                                                      unsigned Rank) {
+  const auto *C = llvm::dyn_cast<CumOp>(&O);
+  if (!C)
+    return std::nullopt;
+  CumulativeInfo I;
+  I.Product = C->isProduct();
+  if (C->axis()) {
+    I.Axis = validAxis(*C->axis(), Rank);
+    if (!I.Axis)
+      return std::nullopt;
+  }
+  return I;
 }
 
 double CumOp::flops(llvm::ArrayRef<Shape>, llvm::ArrayRef<Shape> Out) const {

@@ -41,6 +41,9 @@ public:
 
   double flops(llvm::ArrayRef<Shape>, llvm::ArrayRef<Shape> Out) const override;
 
+  bool isProduct() const { return Product; }
+  std::optional<int64_t> axis() const { return Axis; }
+
 private:
   bool Product;
   std::optional<int64_t> Axis;

@@ -56,6 +56,14 @@ std::optional<AllocFill> allocFill(const Op &O);
 /// the call's bindings resolve.
 std::optional<std::vector<int64_t>> reshapeTarget(const Op &O);
 
+/// cumsum and cumprod: the running product or sum, along Axis (nullopt:
+/// over the flattened input).
+struct CumulativeInfo {
+  bool Product = false;
+  std::optional<unsigned> Axis;
+};
+std::optional<CumulativeInfo> cumulativeInfo(const Op &O, unsigned Rank);
+
 /// Shape_i's dim and Join's axis.
 std::optional<unsigned> shapeIAxis(const Op &O, unsigned Rank);
 std::optional<unsigned> joinAxis(const Op &O, unsigned Rank);
