@@ -3,8 +3,9 @@
 # repository's root, after utils/device/pack.sh:
 #   run(command="bash .gpu/check.sh", carry=[".gpu"], timeout_s=450)
 # Each step has its own timeout and log under $OUT (at most 8 files come
-# back). NumPy scripts: GPU_SHARDS processes each (GRAPHJIT_TEST_SHARD),
-# on the devices in GPU_DEVICES (default cuda: cuda-emulated runs in CI).
+# back). NumPy scripts: those in NUMPY_SCRIPTS (default all), GPU_SHARDS
+# processes each (GRAPHJIT_TEST_SHARD), on the devices in GPU_DEVICES
+# (default cuda: cuda-emulated runs in CI), NUMPY_TIMEOUT seconds each.
 exec > >(tee "$OUT"/main.log) 2>&1
 T0=$(date +%s)
 R=$PWD
@@ -34,7 +35,7 @@ GF='*Gpu*:*Cuda*:*DevicePool*:*EmulatedDevice*:*Placement*'
     --param graphjit_exec_root=/tmp/litx test/lit/gpu test/lit/profile/trace.test > "$OUT"/lit.log 2>&1
   echo "lit rc=$?" >> "$OUT"/lit.log ) &
 N=${GPU_SHARDS:-4}
-for T in test_elemwise test_reductions test_shape_ops test_linalg_nn test_gemm test_examples test_random_graphs; do
+for T in ${NUMPY_SCRIPTS:-test_elemwise test_reductions test_shape_ops test_linalg_nn test_gemm test_examples test_random_graphs}; do
   for I in $(seq 0 $((N - 1))); do
     ( GRAPHJIT_TEST_SHARD=$I/$N GRAPHJIT_TEST_DEVICES=${GPU_DEVICES:-cuda} GRAPHJIT_TEST_LINKERS='c|py' \
         timeout ${NUMPY_TIMEOUT:-300} python3 test/numpy/$T.py build/utils/graphjit > /tmp/np-$T-$I.log 2>&1
