@@ -41,6 +41,7 @@ struct Registry {
   /// Descriptors whose functions recorded slices since start().
   std::unordered_set<const gj_profile_desc *> Recorded;
   std::unordered_map<const gj_profile_desc *, std::string> Names;
+  std::unordered_map<const gj_profile_desc *, std::vector<bool>> Compiled;
   size_t Capacity = 0;
 };
 
@@ -186,6 +187,20 @@ std::string TraceRuntime::functionName(const gj_profile_desc *Desc) {
   std::lock_guard<std::mutex> Guard(R.Lock);
   auto It = R.Names.find(Desc);
   return It != R.Names.end() ? It->second : std::string(Desc->function);
+}
+
+void TraceRuntime::markCompiled(const gj_profile_desc *Desc,
+                                std::vector<bool> ById) {
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Guard(R.Lock);
+  R.Compiled[Desc] = std::move(ById);
+}
+
+std::vector<bool> TraceRuntime::compiledApplies(const gj_profile_desc *Desc) {
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Guard(R.Lock);
+  auto It = R.Compiled.find(Desc);
+  return It != R.Compiled.end() ? It->second : std::vector<bool>();
 }
 
 llvm::ArrayRef<RuntimeSymbol> TraceRuntime::symbols() {

@@ -66,6 +66,13 @@ public:
   /// the descriptor only knows the LLVM function's).
   static void nameFunction(const gj_profile_desc *Desc, std::string Name);
   static std::string functionName(const gj_profile_desc *Desc);
+  /// Which of Desc's Applies (by id) the report counts as compiled where
+  /// the descriptor's kind says otherwise (a GPU Apply runs compiled
+  /// kernels, though the host calls them through gj_perform).
+  static void markCompiled(const gj_profile_desc *Desc,
+                           std::vector<bool> ById);
+  /// What markCompiled() said of Desc (empty: nothing).
+  static std::vector<bool> compiledApplies(const gj_profile_desc *Desc);
   /// gj_trace_slice by name, for binding in the JIT.
   static llvm::ArrayRef<RuntimeSymbol> symbols();
 };

@@ -74,10 +74,13 @@ Error Function::startProfiling(const CompiledCode *Code) {
     std::vector<bool> Compiled = Jit->IsCompiled;
     for (unsigned I = 0; I < Compiled.size(); ++I)
       Compiled[I] = Compiled[I] || isCompiled(I);
-    Profiler->setCompiled(Code->Profile, Compiled);
-    // The timeline names the calls after the function, not its driver.
-    if (Opts.Trace && Code->Profile)
+    // The timeline names the calls after the function, not its driver,
+    // and types the Applies as the report does.
+    if (Opts.Trace && Code->Profile) {
       TraceRuntime::nameFunction(Code->Profile, Graph.name());
+      TraceRuntime::markCompiled(Code->Profile, Compiled);
+    }
+    Profiler->setCompiled(Code->Profile, std::move(Compiled));
   }
   if (Gpu) {
     // The tips name what could not move, and why.

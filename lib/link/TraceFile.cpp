@@ -79,6 +79,19 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
       It->second = TraceRuntime::functionName(D);
     return It->second;
   };
+  // The type each Apply has in the report ("C" for a GPU Apply, which the
+  // descriptor calls "Py": the host reaches its kernels through
+  // gj_perform).
+  llvm::DenseMap<const gj_profile_desc *, std::vector<bool>> CompiledOf;
+  auto TypeOf = [&](const gj_profile_desc *D,
+                    const gj_profile_apply &A) -> std::string {
+    auto [It, New] = CompiledOf.try_emplace(D);
+    if (New)
+      It->second = TraceRuntime::compiledApplies(D);
+    return A.id >= 0 && size_t(A.id) < It->second.size() && It->second[A.id]
+               ? "C"
+               : A.kind;
+  };
   auto Micros = [&](uint64_t Ticks, uint32_t C) {
     return Clock.seconds(Ticks, C) * 1e6;
   };
@@ -164,9 +177,8 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
           if (A) {
             J.attribute("id", A->id);
             J.attribute("loc", A->loc);
-            // A device runs compiled kernels (the host calls them
-            // through gj_perform, hence the descriptor's kind).
-            J.attribute("type", OnDevice ? "C" : A->kind);
+            J.attribute("type", OnDevice ? std::string("C")
+                                         : TypeOf(S.Desc, *A));
           }
         });
       });

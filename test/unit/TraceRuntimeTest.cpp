@@ -123,6 +123,18 @@ TEST(TraceFile, DeviceTracksAreProcessTwo) {
   EXPECT_EQ(1, *OnHost.getInteger("pid"));
   EXPECT_EQ("apply", *OnHost.getString("cat"));
   EXPECT_EQ("Py", *OnHost.getObject("args")->getString("type"));
+
+  // Marked compiled (a GPU Apply, as the report counts it), its host
+  // slice says C too.
+  TraceRuntime::markCompiled(&Desc, {false, false, true});
+  Text.clear();
+  writeTraceEvents(OS, T);
+  TraceRuntime::markCompiled(&Desc, {});
+  V = llvm::json::parse(OS.str());
+  ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
+  const llvm::json::Object &Marked =
+      *(*V->getAsObject()->getArray("traceEvents"))[3].getAsObject();
+  EXPECT_EQ("C", *Marked.getObject("args")->getString("type"));
 }
 
 TEST(TraceFile, WritesTraceEvents) {
