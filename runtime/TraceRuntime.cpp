@@ -61,16 +61,22 @@ thread_local Ring *Mine = nullptr;
 thread_local gj_trace_slot Nowhere;
 thread_local gj_trace_ring NowhereRing = {&Nowhere, 0, 1, 0};
 
-LLVM_ATTRIBUTE_NOINLINE Ring *registerThread() {
-  Registry &R = registry();
-  std::lock_guard<std::mutex> Guard(R.Lock);
+// A ring of the trace's capacity, numbered after the others of its list
+// (R's lock held).
+Ring &addRing(Registry &R, std::vector<std::unique_ptr<Ring>> &List) {
   auto Fresh = std::make_unique<Ring>();
   Fresh->Slots.resize(R.Capacity);
   Fresh->Abi = {Fresh->Slots.data(), 0, Fresh->Slots.size(), 0};
-  Fresh->Thread = unsigned(R.Rings.size()) + 1;
+  Fresh->Thread = unsigned(List.size()) + 1;
   Fresh->Generation = Generation.load(std::memory_order_relaxed);
-  R.Rings.push_back(std::move(Fresh));
-  return Mine = R.Rings.back().get();
+  List.push_back(std::move(Fresh));
+  return *List.back();
+}
+
+LLVM_ATTRIBUTE_NOINLINE Ring *registerThread() {
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Guard(R.Lock);
+  return Mine = &addRing(R, R.Rings);
 }
 
 } // namespace
@@ -100,16 +106,9 @@ void TraceRuntime::deviceSlice(const std::string &Device,
   auto It = llvm::find_if(R.Devices, [&](const std::unique_ptr<Ring> &D) {
     return D->Device == Device;
   });
-  if (It == R.Devices.end()) {
-    auto Fresh = std::make_unique<Ring>();
-    Fresh->Slots.resize(R.Capacity);
-    Fresh->Abi = {Fresh->Slots.data(), 0, Fresh->Slots.size(), 0};
-    Fresh->Thread = unsigned(R.Devices.size()) + 1;
-    Fresh->Device = Device;
-    R.Devices.push_back(std::move(Fresh));
-    It = std::prev(R.Devices.end());
-  }
-  push((*It)->Abi, {Desc, Apply, Start, End});
+  Ring &Track = It != R.Devices.end() ? **It : addRing(R, R.Devices);
+  Track.Device = Device;
+  push(Track.Abi, {Desc, Apply, Start, End});
   R.Recorded.insert(Desc);
 }
 

@@ -29,16 +29,9 @@ Error emitCumulative(ThunkEmitter &E) {
   // The input, converted, in the output: without an axis the output is
   // the input's elements in C order, a walk of the input's dims over the
   // output's contiguous memory.
-  SmallVector<Value *, 8> Dims = Src.Dims, Strides = Dst.Strides;
-  if (!Info->Axis) {
-    Strides.assign(Rank, nullptr);
-    Value *Step = Dst.Strides[0];
-    for (unsigned D = Rank; D-- > 0;) {
-      Strides[D] = Step;
-      Step = B.CreateMul(Step, Src.Dims[D]);
-    }
-  }
-  emitCopy(E, Dims, Dst.Data, Strides, T, Src.Data, Src.Strides,
+  SmallVector<Value *, 8> Strides =
+      Info->Axis ? Dst.Strides : E.contiguousStrides(Src.Dims, dtypeSize(T));
+  emitCopy(E, Src.Dims, Dst.Data, Strides, T, Src.Data, Src.Strides,
            X->type().Dtype);
 
   // Every line along the axis (the flat output's one line without one).

@@ -34,10 +34,7 @@ Value *pickedRow(ThunkEmitter &E, const ArrayValues &Idx, DType IdxT,
   BasicBlock *Good = BasicBlock::Create(E.ctx(), "index.ok", Thunk);
   B.CreateCondBr(InRange, Good, Bad);
   B.SetInsertPoint(Bad);
-  FunctionCallee Compute = E.M.getOrInsertFunction(
-      "gj_compute", FunctionType::get(B.getInt32Ty(),
-                                      {B.getPtrTy(), B.getInt32Ty()}, false));
-  B.CreateRet(B.CreateCall(Compute, {E.frame(), E.nodeId()}, "rc"));
+  B.CreateRet(E.callNodeEntry("gj_compute"));
   B.SetInsertPoint(Good);
   return B.CreateSelect(B.CreateICmpSLT(J, B.getInt64(0)),
                         B.CreateAdd(J, Len), J, "row");
@@ -110,21 +107,17 @@ void emitTakeDims(ThunkEmitter &E, OutputDims &Dims) {
 }
 
 // inc_rows(x, idx, y): x's dims; y must broadcast to x[idx] (IncRowsOp::
-// checkBroadcast): each of its dims, aligned to the right, is 1 or x[idx]'s.
+// checkBroadcast).
 void emitIncRowsDims(ThunkEmitter &E, OutputDims &Dims) {
   const Variable *X = E.Node.inputs()[0], *Idx = E.Node.inputs()[1],
                  *Y = E.Node.inputs()[2];
-  const unsigned Rank = X->type().rank(), YRank = Y->type().rank();
-  for (unsigned D = 0; D < Rank; ++D)
+  SmallVector<Value *, 8> Picked{E.dim(Idx, 0)};
+  for (unsigned D = 0; D < X->type().rank(); ++D) {
     Dims[0].push_back(E.dim(X, D));
-  for (unsigned I = 0; I < YRank; ++I) {
-    unsigned D = Rank - YRank + I;
-    Value *Picked = D == 0 ? E.dim(Idx, 0) : E.dim(X, D);
-    Value *Size = E.dim(Y, I);
-    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, Picked),
-                              E.B.CreateICmpEQ(Size, E.constI64(1))),
-                 "broadcasts");
+    if (D > 0)
+      Picked.push_back(E.dim(X, D));
   }
+  failUnlessBroadcasts(E, Y, Picked);
 }
 
 } // namespace

@@ -112,22 +112,7 @@ void ModuleLowerer::placeOutput(ThunkEmitter &E, const Variable &Var,
   Data->addIncoming(Held, Before);
   Data->addIncoming(Grown, GrownBB);
 
-  // Contiguous strides as NumPy's: a dim of 0 or 1 steps as 1; a product
-  // that overflows (only with a dim of 0) saturates.
-  SmallVector<Value *, 4> Strides(Dims.size());
-  Value *Step = B.getInt64(dtypeSize(T.Dtype));
-  for (unsigned D = Dims.size(); D-- > 0;) {
-    Strides[D] = Step;
-    if (D == 0)
-      break;
-    Value *Factor = B.CreateBinaryIntrinsic(Intrinsic::smax, Dims[D],
-                                            B.getInt64(1));
-    Value *R = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow, Step,
-                                       Factor);
-    Step = B.CreateSelect(B.CreateExtractValue(R, 1),
-                          B.getInt64(INT64_MAX), B.CreateExtractValue(R, 0));
-  }
-  E.setSlot(&Var, Data, Dims, Strides);
+  E.setSlot(&Var, Data, Dims, E.contiguousStrides(Dims, dtypeSize(T.Dtype)));
 }
 
 // A planned Apply's thunk, shared by the Applies whose code is the same

@@ -102,20 +102,9 @@ static void emitAllocDims(ThunkEmitter &E, OutputDims &Dims) {
       Dims[0].push_back(E.dim(V, D));
     return;
   }
-  const std::vector<Dim> &To = Out->type().Dims;
-  for (const Dim &D : To)
+  for (const Dim &D : Out->type().Dims)
     Dims[0].push_back(E.constI64(D.Size));
-  const unsigned Off = To.size() - V->type().rank();
-  for (unsigned I = 0; I < V->type().rank(); ++I) {
-    const Dim &From = V->type().Dims[I];
-    int64_t Target = To[Off + I].Size;
-    if (From.isKnown() && (From.Size == 1 || From.Size == Target))
-      continue;
-    Value *Size = E.dim(V, I);
-    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, E.constI64(1)),
-                              E.B.CreateICmpEQ(Size, E.constI64(Target))),
-                 "broadcasts");
-  }
+  failUnlessBroadcasts(E, V, Dims[0]);
 }
 
 static bool plansAlloc(const Apply &N) {
@@ -311,29 +300,16 @@ static void emitReshapeView(ThunkEmitter &E) {
   llvm::Function *Thunk = B.GetInsertBlock()->getParent();
   BasicBlock *View = BasicBlock::Create(E.ctx(), "view", Thunk);
   BasicBlock *Ask = BasicBlock::Create(E.ctx(), "ask.prepare", Thunk);
-  BasicBlock *Failed = BasicBlock::Create(E.ctx(), "prepare.failed", Thunk);
   BasicBlock *Done = BasicBlock::Create(E.ctx(), "reshaped", Thunk);
   B.CreateCondBr(Contiguous, View, Ask);
 
   B.SetInsertPoint(View);
-  SmallVector<Value *, 4> Strides(Dims.size());
-  Value *Step = E.constI64(ElementSize);
-  for (unsigned D = Dims.size(); D-- > 0;) {
-    Strides[D] = Step;
-    Step = B.CreateMul(Step, B.CreateBinaryIntrinsic(Intrinsic::smax, Dims[D],
-                                                     E.constI64(1)));
-  }
-  E.setSlot(Out, E.data(In), Dims, Strides);
+  E.setSlot(Out, E.data(In), Dims, E.contiguousStrides(Dims, ElementSize));
   B.CreateBr(Done);
 
   B.SetInsertPoint(Ask);
-  FunctionCallee Prepare = E.M.getOrInsertFunction(
-      "gj_prepare", FunctionType::get(B.getInt32Ty(),
-                                      {B.getPtrTy(), B.getInt32Ty()}, false));
-  Value *Rc = B.CreateCall(Prepare, {E.frame(), E.nodeId()}, "rc");
-  B.CreateCondBr(B.CreateICmpEQ(Rc, B.getInt32(0)), Done, Failed);
-  B.SetInsertPoint(Failed);
-  B.CreateRet(Rc);
+  E.returnIfFailed(E.callNodeEntry("gj_prepare"));
+  B.CreateBr(Done);
   B.SetInsertPoint(Done);
 }
 
@@ -343,7 +319,7 @@ static bool plansReshape(const Apply &N) {
 
 // A view's code depends on its op's parameters (all in its name) and its
 // input's rank.
-static std::string subtensorKey(const Apply &N) {
+static std::string viewKey(const Apply &N) {
   return "view." + N.op().name() + ".r" +
          std::to_string(N.inputs()[0]->type().rank());
 }
@@ -380,12 +356,12 @@ void graphjit::registerShapeLowerings() {
   Subtensor.PlansOutputs = [](const Apply &N) {
     return sliceInfo(N.op(), N.inputs()[0]->type().rank()).has_value();
   };
-  Subtensor.ThunkKey = subtensorKey;
+  Subtensor.ThunkKey = viewKey;
   registerLowering(OpKind::Subtensor, Subtensor);
   Lowering Reshape{/*NeedsPrepare=*/true, nullptr, nullptr};
   Reshape.EmitViewOutputs = emitReshapeView;
   Reshape.PlansOutputs = plansReshape;
-  Reshape.ThunkKey = subtensorKey; // Parameters in the name, and the rank.
+  Reshape.ThunkKey = viewKey;
   registerLowering(OpKind::Reshape, Reshape);
   Lowering ShapeI{true, emitShapeI, supportsShapeI};
   ShapeI.EmitOutputDims = emitScalarDims;

@@ -35,6 +35,22 @@ AllocaInst *graphjit::entryAlloca(ThunkEmitter &E, Type *T, const Twine &Name) {
   return AB.CreateAlloca(T, nullptr, Name);
 }
 
+void graphjit::failUnlessBroadcasts(ThunkEmitter &E, const Variable *V,
+                                    ArrayRef<Value *> To) {
+  const unsigned Rank = V->type().rank(), Off = To.size() - Rank;
+  for (unsigned I = 0; I < Rank; ++I) {
+    const Dim &From = V->type().Dims[I];
+    auto *Target = dyn_cast<ConstantInt>(To[Off + I]);
+    if (From.isKnown() &&
+        (From.Size == 1 || (Target && Target->getSExtValue() == From.Size)))
+      continue;
+    Value *Size = E.dim(V, I);
+    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, E.constI64(1)),
+                              E.B.CreateICmpEQ(Size, To[Off + I])),
+                 "broadcasts");
+  }
+}
+
 void graphjit::emitIf(ThunkEmitter &E, Value *Cond, function_ref<void()> Then) {
   llvm::Function *F = E.B.GetInsertBlock()->getParent();
   BasicBlock *ThenBB = BasicBlock::Create(E.ctx(), "then", F);

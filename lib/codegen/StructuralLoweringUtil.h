@@ -73,6 +73,13 @@ void emitCopy(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,
               DType DstT, llvm::Value *Src,
               llvm::ArrayRef<llvm::Value *> SrcStrides, DType SrcT);
 
+/// The check NumPy's broadcasting makes of V against the shape To (V's
+/// rank at most To's): each of V's dims, aligned to the right, is 1 or
+/// To's; through E.failUnless (planned thunks). Dims V's type knows to fit
+/// are not checked.
+void failUnlessBroadcasts(ThunkEmitter &E, const Variable *V,
+                          llvm::ArrayRef<llvm::Value *> To);
+
 /// Stores the register value V (of dtype T) in every element of Dst.
 void emitFill(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,
               llvm::Value *Dst, llvm::ArrayRef<llvm::Value *> DstStrides,

@@ -22,20 +22,7 @@ using namespace llvm;
 
 /// `rc = gj_compute(frame, id); if (rc) return rc;`
 static Error emitCompute(ThunkEmitter &E) {
-  IRBuilder<> &B = E.B;
-  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
-  FunctionCallee Compute = E.M.getOrInsertFunction(
-      "gj_compute",
-      FunctionType::get(B.getInt32Ty(),
-                        {PointerType::getUnqual(E.ctx()), B.getInt32Ty()},
-                        false));
-  Value *Rc = B.CreateCall(Compute, {E.frame(), E.nodeId()}, "rc");
-  BasicBlock *Failed = BasicBlock::Create(E.ctx(), "compute.failed", Thunk);
-  BasicBlock *Done = BasicBlock::Create(E.ctx(), "computed", Thunk);
-  B.CreateCondBr(B.CreateICmpNE(Rc, B.getInt32(0)), Failed, Done);
-  B.SetInsertPoint(Failed);
-  B.CreateRet(Rc);
-  B.SetInsertPoint(Done);
+  E.returnIfFailed(E.callNodeEntry("gj_compute"));
   return Error::success();
 }
 
@@ -73,13 +60,7 @@ static void emitGemmDims(ThunkEmitter &E, OutputDims &Dims) {
     Dims[0].push_back(E.dim(A, 1 - DA));
   if (RB == 2)
     Dims[0].push_back(E.dim(B, 1 - DB));
-  const unsigned RC = C->type().rank(), Off = Dims[0].size() - RC;
-  for (unsigned I = 0; I < RC; ++I) {
-    Value *Size = E.dim(C, I);
-    E.failUnless(E.B.CreateOr(E.B.CreateICmpEQ(Size, E.constI64(1)),
-                              E.B.CreateICmpEQ(Size, Dims[0][Off + I])),
-                 "broadcasts");
-  }
+  failUnlessBroadcasts(E, C, Dims[0]);
 }
 
 // A gemm that may write over c keeps asking prepare, which decides where

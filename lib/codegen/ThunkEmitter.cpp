@@ -92,6 +92,41 @@ void ThunkEmitter::failUnless(Value *Ok, const Twine &Name) {
   B.SetInsertPoint(Cont);
 }
 
+Value *ThunkEmitter::callNodeEntry(StringRef Entry) {
+  FunctionCallee F = M.getOrInsertFunction(
+      Entry, FunctionType::get(B.getInt32Ty(),
+                               {B.getPtrTy(), B.getInt32Ty()}, false));
+  return B.CreateCall(F, {frame(), nodeId()}, "rc");
+}
+
+void ThunkEmitter::returnIfFailed(Value *Rc) {
+  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
+  BasicBlock *Failed = BasicBlock::Create(ctx(), "entry.failed", Thunk);
+  BasicBlock *Done = BasicBlock::Create(ctx(), "entry.done", Thunk);
+  B.CreateCondBr(B.CreateICmpNE(Rc, B.getInt32(0)), Failed, Done);
+  B.SetInsertPoint(Failed);
+  B.CreateRet(Rc);
+  B.SetInsertPoint(Done);
+}
+
+SmallVector<Value *, 8>
+ThunkEmitter::contiguousStrides(ArrayRef<Value *> Dims, int64_t ElementSize) {
+  SmallVector<Value *, 8> Strides(Dims.size());
+  Value *Step = B.getInt64(ElementSize);
+  for (unsigned D = Dims.size(); D-- > 0;) {
+    Strides[D] = Step;
+    if (D == 0)
+      break;
+    Value *Factor = B.CreateBinaryIntrinsic(Intrinsic::smax, Dims[D],
+                                            B.getInt64(1));
+    Value *R = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow, Step,
+                                       Factor);
+    Step = B.CreateSelect(B.CreateExtractValue(R, 1), B.getInt64(INT64_MAX),
+                          B.CreateExtractValue(R, 0));
+  }
+  return Strides;
+}
+
 void ThunkEmitter::setSlot(const Variable *V, Value *Data,
                            ArrayRef<Value *> Dims, ArrayRef<Value *> Strides) {
   StructType *ST = slotType(ctx());

@@ -79,6 +79,16 @@ public:
   /// error through gj_fail (planned thunks only: FailBlock is set).
   void failUnless(llvm::Value *Ok, const llvm::Twine &Name = "ok");
   llvm::BasicBlock *FailBlock = nullptr;
+  /// `Entry(frame, node)`: a runtime entry on this Apply (gj_prepare,
+  /// gj_compute); its return code.
+  llvm::Value *callNodeEntry(llvm::StringRef Entry);
+  /// `if (Rc) return Rc;`, continuing where Rc is 0.
+  void returnIfFailed(llvm::Value *Rc);
+  /// C-order strides over Dims of ElementSize-byte elements, as NumPy's: a
+  /// dim of 0 or 1 steps as 1; a product that overflows (only with a dim
+  /// of 0) saturates.
+  llvm::SmallVector<llvm::Value *, 8>
+  contiguousStrides(llvm::ArrayRef<llvm::Value *> Dims, int64_t ElementSize);
   /// The thunk planned its outputs: each has memory of its own (an
   /// in-place op's output is not its input).
   bool Planned = false;
