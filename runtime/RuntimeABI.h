@@ -27,6 +27,10 @@
  * is too small or was handed out (gj_storage_grow) and when the shapes are
  * wrong (gj_fail, which words the error as gj_prepare would).
  *
+ * Symbolic dims (version 5): gj_frame::dims gives the sizes the call's
+ * inputs bind, so that a planned thunk whose shape names a symbol (reshape
+ * to [n, -1], alloc of [n, 3]) computes it without the runtime.
+ *
  * Versioned: a change to these declarations bumps GRAPHJIT_RUNTIME_ABI_VERSION.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHJIT_RUNTIME_ABI_H
@@ -35,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRAPHJIT_RUNTIME_ABI_VERSION 4
+#define GRAPHJIT_RUNTIME_ABI_VERSION 5
 /* The largest rank a lowered Apply handles; larger ones take the Py path. */
 #define GJ_MAX_RANK 8
 
@@ -66,6 +70,9 @@ typedef struct gj_frame {
   gj_slot *slots;
   void *impl; /* The runtime's own state. */
   gj_storage *storages;
+  /* The sizes of the symbolic dims the inputs bind, in the order they first
+   * appear in the inputs' types (version 5). */
+  const int64_t *dims;
 } gj_frame;
 
 /* Checks Apply `node`'s input shapes and makes its outputs (allocated, or

@@ -188,6 +188,9 @@ public:
   /// The symbolic dim names: the inputs' in order of first appearance, then
   /// those only ops use (e.g. `reshape(x, shape=[m, -1])`).
   std::vector<std::string> symbolicDims() const;
+  /// The symbolic dims the inputs bind, in order of first appearance: a
+  /// call knows their sizes from its inputs (gj_frame::dims, in this order).
+  std::vector<std::string> inputSymbols() const;
 
   // Construction (used by FunctionBuilder and the parser).
   Variable *addInput(std::string Name, TensorType T, SourceLoc Loc = {});

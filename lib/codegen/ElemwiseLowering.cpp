@@ -744,7 +744,7 @@ static void emitElemwiseDims(ThunkEmitter &E, OutputDims &Dims) {
 
 // Planned unless prepare has a value check to make: an integer power's
 // exponents (Elemwise::prepare's checkExponents).
-static bool plansElemwise(const Apply &N) {
+static bool plansElemwise(const Apply &N, llvm::ArrayRef<std::string>) {
   const auto &Op = llvm::cast<Elemwise>(N.op());
   if (Op.composite() || Op.scalarOp() != ScalarOpKind::Pow)
     return true;

@@ -45,6 +45,7 @@ public:
 
 private:
   const FunctionGraph &F;
+  const std::vector<std::string> InputSymbols = F.inputSymbols();
   LoweredModule &Out;
   LLVMContext &C;
   Module &M;
@@ -150,6 +151,7 @@ Expected<llvm::Function *> ModuleLowerer::plannedThunk(const Apply &N,
                                    std::move(SlotOf));
   E.FailBlock = BasicBlock::Create(C, "failed", T);
   E.Planned = true;
+  E.InputSymbols = InputSymbols;
   if (L.EmitViewOutputs) {
     L.EmitViewOutputs(E);
   } else {

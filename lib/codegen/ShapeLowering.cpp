@@ -93,7 +93,7 @@ static bool supportsAlloc(const Apply &N) {
 }
 
 // AllocOp::outputShape: the shape given (planned only where every entry is
-// a number, so the output's type knows it), which v must broadcast to;
+// a number or a symbol the inputs bind), which v must broadcast to;
 // zeros_like and ones_like take their input's.
 static void emitAllocDims(ThunkEmitter &E, OutputDims &Dims) {
   const Variable *V = E.Node.inputs()[0], *Out = E.Node.output(0);
@@ -103,17 +103,19 @@ static void emitAllocDims(ThunkEmitter &E, OutputDims &Dims) {
     return;
   }
   for (const Dim &D : Out->type().Dims)
-    Dims[0].push_back(E.constI64(D.Size));
+    Dims[0].push_back(D.isKnown() ? E.constI64(D.Size)
+                                  : E.symbolSize(D.Symbol));
   failUnlessBroadcasts(E, V, Dims[0]);
 }
 
-static bool plansAlloc(const Apply &N) {
+static bool plansAlloc(const Apply &N, ArrayRef<std::string> Symbols) {
   if (*allocFill(N.op()) != AllocFill::Broadcast)
     return true;
-  for (const Dim &D : N.output(0)->type().Dims)
-    if (!D.isKnown())
-      return false; // a symbolic entry: prepare reads the call's dims.
-  return true;
+  // A symbol no input binds is given to the call: prepare reads it.
+  return llvm::all_of(N.output(0)->type().Dims, [&](const Dim &D) {
+    return D.isKnown() ||
+           (D.isSymbolic() && llvm::is_contained(Symbols, D.Symbol));
+  });
 }
 
 static Error emitJoin(ThunkEmitter &E) {
@@ -251,38 +253,55 @@ static void emitSubtensorView(ThunkEmitter &E) {
   E.setSlot(E.Node.output(0), Data, Dims, Strides);
 }
 
-// reshape and flatten (ReshapeOp::prepare) with a shape in numbers: the
-// target's sizes checked against the input's, -1 inferred. A C-contiguous
-// input is viewed with contiguous strides; any other asks gj_prepare, which
-// views or copies it as NumPy does (the frame drops that value when the
-// call ends, as it does a materialized one).
+// reshape and flatten (ReshapeOp::prepare): the target's sizes (numbers,
+// and symbols the call binds) checked against the input's, -1 inferred. A
+// C-contiguous input is viewed with contiguous strides; any other asks
+// gj_prepare, which views or copies it as NumPy does (the frame drops that
+// value when the call ends, as it does a materialized one).
 static void emitReshapeView(ThunkEmitter &E) {
   const Variable *In = E.Node.inputs()[0], *Out = E.Node.output(0);
-  const std::vector<int64_t> Target = *reshapeTarget(E.Node.op());
+  const std::vector<TargetDim> Target = *reshapeTarget(E.Node.op());
   IRBuilder<> &B = E.B;
   Value *Size = E.numElements(In);
-  int64_t Known = 1;
+  // The product of the given sizes: the numbers' at compile time, times
+  // the symbols' at run time.
+  int64_t ConstKnown = 1;
   int Infer = -1;
-  bool Overflow = false;
+  bool ConstOverflow = false;
+  SmallVector<Value *, 4> Given;
   for (size_t I = 0; I < Target.size(); ++I) {
-    if (Target[I] == -1)
+    if (!Target[I].Symbol.empty())
+      Given.push_back(E.symbolSize(Target[I].Symbol));
+    else if (Target[I].Size == -1)
       Infer = int(I);
     else
-      Overflow |= __builtin_mul_overflow(Known, Target[I], &Known);
+      ConstOverflow |=
+          __builtin_mul_overflow(ConstKnown, Target[I].Size, &ConstKnown);
   }
-  if (Overflow || (Infer >= 0 && Known == 0))
-    E.failUnless(B.getFalse(), "sizes.fit");
-  else if (Infer >= 0)
-    E.failUnless(B.CreateICmpEQ(B.CreateSRem(Size, E.constI64(Known)),
-                                E.constI64(0)),
+  Value *Known = E.constI64(ConstKnown), *Overflow = B.getInt1(ConstOverflow);
+  for (Value *S : Given) {
+    Value *Product = B.CreateBinaryIntrinsic(Intrinsic::smul_with_overflow,
+                                             Known, S);
+    Known = B.CreateExtractValue(Product, 0);
+    Overflow = B.CreateOr(Overflow, B.CreateExtractValue(Product, 1));
+  }
+  Value *Fits = B.CreateNot(Overflow);
+  Value *KnownZero = B.CreateICmpEQ(Known, E.constI64(0));
+  // A divisor that is never zero; where Known is, the check fails anyway.
+  Value *Divisor = B.CreateSelect(KnownZero, E.constI64(1), Known);
+  if (Infer >= 0)
+    E.failUnless(B.CreateAnd(B.CreateAnd(Fits, B.CreateNot(KnownZero)),
+                             B.CreateICmpEQ(B.CreateSRem(Size, Divisor),
+                                            E.constI64(0))),
                  "divides");
   else
-    E.failUnless(B.CreateICmpEQ(Size, E.constI64(Known)), "same.size");
+    E.failUnless(B.CreateAnd(Fits, B.CreateICmpEQ(Size, Known)), "same.size");
   SmallVector<Value *, 4> Dims;
-  for (int64_t T : Target)
-    Dims.push_back(T != -1 ? E.constI64(T)
-                   : Known > 0 ? B.CreateSDiv(Size, E.constI64(Known))
-                               : E.constI64(0));
+  auto NextGiven = Given.begin();
+  for (const TargetDim &T : Target)
+    Dims.push_back(!T.Symbol.empty() ? *NextGiven++
+                   : T.Size != -1    ? E.constI64(T.Size)
+                                     : B.CreateSDiv(Size, Divisor));
 
   // C-contiguous: each dim of more than one element has the stride of the
   // elements after it (an empty array is, whatever its strides).
@@ -313,8 +332,11 @@ static void emitReshapeView(ThunkEmitter &E) {
   B.SetInsertPoint(Done);
 }
 
-static bool plansReshape(const Apply &N) {
-  return reshapeTarget(N.op()).has_value();
+static bool plansReshape(const Apply &N, ArrayRef<std::string> Symbols) {
+  std::optional<std::vector<TargetDim>> Target = reshapeTarget(N.op());
+  return Target && llvm::all_of(*Target, [&](const TargetDim &T) {
+           return T.Symbol.empty() || llvm::is_contained(Symbols, T.Symbol);
+         });
 }
 
 // A view's code depends on its op's parameters (all in its name) and its
@@ -342,7 +364,7 @@ void graphjit::registerShapeLowerings() {
   // strides.
   Lowering DimShuffle{/*NeedsPrepare=*/true, nullptr, nullptr};
   DimShuffle.EmitViewOutputs = emitDimShuffleView;
-  DimShuffle.PlansOutputs = [](const Apply &N) {
+  DimShuffle.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
     for (int D : llvm::cast<DimShuffleOp>(N.op())
                      .patternFor(N.inputs()[0]->type().rank()))
       if (D >= int(N.inputs()[0]->type().rank()))
@@ -353,7 +375,7 @@ void graphjit::registerShapeLowerings() {
   registerLowering(OpKind::DimShuffle, DimShuffle);
   Lowering Subtensor{/*NeedsPrepare=*/true, nullptr, nullptr};
   Subtensor.EmitViewOutputs = emitSubtensorView;
-  Subtensor.PlansOutputs = [](const Apply &N) {
+  Subtensor.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
     return sliceInfo(N.op(), N.inputs()[0]->type().rank()).has_value();
   };
   Subtensor.ThunkKey = viewKey;

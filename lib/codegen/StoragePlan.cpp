@@ -71,7 +71,8 @@ StoragePlan graphjit::planStorage(const FunctionGraph &F, const Schedule &S,
 StoragePlan graphjit::planLoweredStorage(const FunctionGraph &F,
                                          const Schedule &S, bool AllowGC) {
   std::vector<bool> Planned(F.numApplies(), false);
+  const std::vector<std::string> Symbols = F.inputSymbols();
   for (const Apply *N : S.Order)
-    Planned[N->id()] = canPlanOutputs(*N);
+    Planned[N->id()] = canPlanOutputs(*N, Symbols);
   return planStorage(F, S, AllowGC, Planned);
 }

@@ -65,7 +65,7 @@ static void emitGemmDims(ThunkEmitter &E, OutputDims &Dims) {
 
 // A gemm that may write over c keeps asking prepare, which decides where
 // the output goes; so do ranks that productDims refuses (its error).
-static bool plansGemm(const Apply &N) {
+static bool plansGemm(const Apply &N, llvm::ArrayRef<std::string>) {
   const GemmParams P = *gemmParams(N.op());
   unsigned RA = N.inputs()[1]->type().rank(), RB = N.inputs()[2]->type().rank();
   auto Fits = [](unsigned R, bool Trans) {
@@ -84,7 +84,7 @@ void graphjit::registerStructuralLowerings() {
   Lowering Dot = Compute;
   Dot.EmitOutputDims = emitDotDims;
   // Ranks above 2 are prepare's error to word.
-  Dot.PlansOutputs = [](const Apply &N) {
+  Dot.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
     return N.inputs()[0]->type().rank() <= 2 &&
            N.inputs()[1]->type().rank() <= 2;
   };

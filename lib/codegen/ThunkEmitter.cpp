@@ -172,6 +172,25 @@ Value *ThunkEmitter::numElements(const Variable *V) {
   return N;
 }
 
+Value *ThunkEmitter::symbolSize(StringRef Symbol) {
+  const auto *It = llvm::find(InputSymbols, Symbol);
+  assert(It != InputSymbols.end() && Frame && "a symbol the call does not bind");
+  // gj_frame's fourth field; the sizes stay the same during the call.
+  Type *Ptr = B.getPtrTy();
+  Value *Dims = loadInvariant(
+      B,
+      B.CreateConstInBoundsGEP2_32(
+          StructType::get(ctx(), {Ptr, Ptr, Ptr, Ptr}), Frame, 0, 3),
+      "dims");
+  LoadInst *L = B.CreateLoad(
+      i64(),
+      B.CreateConstInBoundsGEP1_64(i64(), Dims, It - InputSymbols.begin()),
+      Symbol);
+  L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+  tagDescriptorAccess(L);
+  return L;
+}
+
 Type *ThunkEmitter::valueType(DType T) {
   switch (T) {
   case DType::Bool: return B.getInt1Ty();
@@ -291,7 +310,8 @@ const Lowering *graphjit::findLowering(const Apply &N) {
   return &*L;
 }
 
-bool graphjit::canPlanOutputs(const Apply &N) {
+bool graphjit::canPlanOutputs(const Apply &N,
+                              llvm::ArrayRef<std::string> InputSymbols) {
   // An update in place writes over the shared variable's memory, which
   // the runtime owns and checks before it is written (lib/link/
   // UpdateCommit.h): its thunk asks gj_prepare for it.
@@ -299,5 +319,5 @@ bool graphjit::canPlanOutputs(const Apply &N) {
     return false;
   const Lowering *L = findLowering(N);
   return L && (L->EmitOutputDims || L->EmitViewOutputs) &&
-         (!L->PlansOutputs || L->PlansOutputs(N));
+         (!L->PlansOutputs || L->PlansOutputs(N, InputSymbols));
 }

@@ -107,6 +107,11 @@ public:
   llvm::Value *stride(const Variable *V, unsigned D);
   /// The number of elements of V (product of its dims).
   llvm::Value *numElements(const Variable *V);
+  /// The size the call binds to symbolic dim Symbol, which must be one of
+  /// InputSymbols (read from gj_frame::dims; planned thunks only).
+  llvm::Value *symbolSize(llvm::StringRef Symbol);
+  /// The function's FunctionGraph::inputSymbols(), in gj_frame::dims order.
+  llvm::ArrayRef<std::string> InputSymbols;
 
   /// The type a value of dtype T has in registers: i1 for bool, iN, float,
   /// double. In memory a bool is an i8 (0 or 1).
@@ -174,13 +179,15 @@ using OutputDims = llvm::SmallVector<llvm::SmallVector<llvm::Value *, 4>, 1>;
 /// calling gj_prepare (StoragePlan.h): it computes every output's dims from
 /// the inputs' slots, and checks them with E.failUnless() wherever the
 /// op's prepare() would refuse them, so that gj_fail words the error.
-/// PlansOutputs says whether it can for this Apply (null: always).
+/// PlansOutputs says whether it can for this Apply (null: always), given
+/// the symbolic dims whose sizes the thunk can read (symbolSize()).
 struct Lowering {
   bool NeedsPrepare = true;
   llvm::Error (*Emit)(ThunkEmitter &E) = nullptr;
   bool (*Supports)(const Apply &N) = nullptr;
   void (*EmitOutputDims)(ThunkEmitter &E, OutputDims &Dims) = nullptr;
-  bool (*PlansOutputs)(const Apply &N) = nullptr;
+  bool (*PlansOutputs)(const Apply &N,
+                       llvm::ArrayRef<std::string> InputSymbols) = nullptr;
   /// For views (OutputAlias::View): instead of EmitOutputDims, writes the
   /// outputs' slots (data into the viewed input, dims, strides) after the
   /// same checks as prepare's; a planned view has no storage.
@@ -198,8 +205,9 @@ struct Lowering {
 /// The lowering of N's op, or null if it runs through perform.
 const Lowering *findLowering(const Apply &N);
 /// Whether N's thunk can plan its outputs (its lowering has
-/// EmitOutputDims and accepts N).
-bool canPlanOutputs(const Apply &N);
+/// EmitOutputDims and accepts N, in a function whose inputs bind
+/// InputSymbols).
+bool canPlanOutputs(const Apply &N, llvm::ArrayRef<std::string> InputSymbols);
 
 /// The host lowering of ops of Kind; each family's registration is in its
 /// *Lowering.cpp file here.

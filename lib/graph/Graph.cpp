@@ -101,18 +101,24 @@ std::vector<Apply *> FunctionGraph::clients(const Variable *V) const {
   return R;
 }
 
-std::vector<std::string> FunctionGraph::symbolicDims() const {
+static void collectSymbols(const Variable *V, std::vector<std::string> &R) {
+  for (const Dim &D : V->type().Dims)
+    if (D.isSymbolic() && !llvm::is_contained(R, D.Symbol))
+      R.push_back(D.Symbol);
+}
+
+std::vector<std::string> FunctionGraph::inputSymbols() const {
   std::vector<std::string> R;
-  auto Collect = [&](const Variable *V) {
-    for (const Dim &D : V->type().Dims)
-      if (D.isSymbolic() && !llvm::is_contained(R, D.Symbol))
-        R.push_back(D.Symbol);
-  };
-  // The inputs' dims first; then names that only ops use (reshape, alloc).
   for (Variable *In : Inputs)
-    Collect(In);
+    collectSymbols(In, R);
+  return R;
+}
+
+std::vector<std::string> FunctionGraph::symbolicDims() const {
+  // The inputs' dims first; then names that only ops use (reshape, alloc).
+  std::vector<std::string> R = inputSymbols();
   for (const auto &V : Vars)
-    Collect(V.get());
+    collectSymbols(V.get(), R);
   return R;
 }
 

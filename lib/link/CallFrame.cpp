@@ -14,6 +14,7 @@ CallFrame::CallFrame(std::vector<NDArray> &Values,
       Plan(Plan), Commit(Commit) {
   Abi.slots = Slots.data();
   Abi.impl = this;
+  Abi.dims = nullptr;
   for (unsigned V = 0; V < Values.size(); ++V)
     if (!Values[V].isNull())
       syncSlot(V);

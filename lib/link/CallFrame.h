@@ -43,6 +43,8 @@ public:
             const UpdateCommit *Commit = nullptr);
 
   gj_frame *abi() { return &Abi; }
+  /// Where JIT code reads the call's symbolic dims (gj_frame::dims).
+  void setSymbolSizes(const int64_t *Sizes) { Abi.dims = Sizes; }
   static CallFrame &of(gj_frame *F) {
     return *static_cast<CallFrame *>(F->impl);
   }

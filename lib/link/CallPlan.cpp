@@ -69,6 +69,8 @@ CallPlan::CallPlan(const FunctionGraph &F, const Schedule &S)
     C.NumDims = DimChecks.size() - C.FirstDim;
     InputChecks.push_back(C);
   }
+  // JIT code indexes gj_frame::dims in the graph's own order.
+  assert(Symbols == F.inputSymbols());
 }
 
 bool CallPlan::bind(llvm::ArrayRef<NDArray> Inputs,
@@ -110,6 +112,14 @@ CallState::CallState(const CallPlan &P, llvm::ArrayRef<Apply *> Nodes,
   // StringMap entries never move, so their values can be written directly.
   for (const std::string &S : P.Symbols)
     DimSlots.push_back(&Dims.try_emplace(S, 0).first->second);
+  SymbolSizes.assign(P.Symbols.size(), 0);
+  if (Frame)
+    Frame->setSymbolSizes(SymbolSizes.data());
+}
+
+void CallState::setSymbolSizes(const CallPlan &P, const DimBindings *Bound) {
+  for (size_t K = 0; K < SymbolSizes.size(); ++K)
+    SymbolSizes[K] = Bound ? Bound->lookup(P.Symbols[K]) : *DimSlots[K];
 }
 
 void CallState::clear() {

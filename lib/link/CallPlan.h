@@ -87,6 +87,12 @@ struct CallState {
   /// Holds exactly the symbols CallPlan::bind() binds, at DimSlots.
   DimBindings Dims;
   std::vector<int64_t *> DimSlots;
+  /// The same sizes by symbol index, where JIT code reads them
+  /// (gj_frame::dims); set by setSymbolSizes().
+  std::vector<int64_t> SymbolSizes;
+  /// Copies the call's bindings (Bound: the plan's, or bindInputs()'s)
+  /// into SymbolSizes.
+  void setSymbolSizes(const CallPlan &P, const DimBindings *Bound);
 
   /// Drops every value the call set or made (keeping their capacity).
   void clear();

@@ -302,6 +302,7 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
     GivenDims = std::move(*Dims);
     Ctx.Dims = &*GivenDims;
   }
+  S.setSymbolSizes(*Plan, GivenDims ? &*GivenDims : nullptr);
   // The caller keeps the inputs alive during the call: borrow them (no
   // reference counting), and reown any result that is a view of one.
   for (unsigned I = 0; I < Inputs.size(); ++I)

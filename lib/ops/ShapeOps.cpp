@@ -461,19 +461,16 @@ Expected<OpRef> makeShapeI(const AttrMap &Attrs, unsigned) {
 
 } // namespace
 
-std::optional<std::vector<int64_t>> graphjit::reshapeTarget(const Op &O) {
+std::optional<std::vector<TargetDim>> graphjit::reshapeTarget(const Op &O) {
   const auto *R = llvm::dyn_cast<ReshapeOp>(&O);
   if (!R)
     return std::nullopt;
   if (R->isFlatten())
-    return std::vector<int64_t>{-1};
-  std::vector<int64_t> Sizes;
-  for (const ShapeEntry &E : R->target()) {
-    if (E.isSymbol())
-      return std::nullopt;
-    Sizes.push_back(E.Size);
-  }
-  return Sizes;
+    return std::vector<TargetDim>{{-1, ""}};
+  std::vector<TargetDim> Dims;
+  for (const ShapeEntry &E : R->target())
+    Dims.push_back({E.isSymbol() ? 0 : E.Size, E.Symbol});
+  return Dims;
 }
 
 std::optional<unsigned> graphjit::shapeIAxis(const Op &O, unsigned Rank) {

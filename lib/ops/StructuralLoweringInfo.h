@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace graphjit {
@@ -51,10 +52,14 @@ std::optional<ReductionInfo> argReductionInfo(const Op &O, unsigned Rank);
 enum class AllocFill { Broadcast, Zeros, Ones };
 std::optional<AllocFill> allocFill(const Op &O);
 
-/// Reshape and flatten: the target shape in numbers, -1 where inferred
-/// (flatten: {-1}); nullopt where an entry is a symbolic dim, which only
-/// the call's bindings resolve.
-std::optional<std::vector<int64_t>> reshapeTarget(const Op &O);
+/// One entry of a shape an op is given: a size (-1: inferred) or, where
+/// Symbol is set, a symbolic dim, whose size the call binds.
+struct TargetDim {
+  int64_t Size = 0;
+  std::string Symbol;
+};
+/// Reshape and flatten: the target shape (flatten: {-1}).
+std::optional<std::vector<TargetDim>> reshapeTarget(const Op &O);
 
 /// cumsum and cumprod: the running product or sum, along Axis (nullopt:
 /// over the flattened input).

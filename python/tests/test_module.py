@@ -233,3 +233,33 @@ def test_outputs_keep_the_functions_names(linker):
     np.testing.assert_array_equal(r, x)
     q, w, _, _ = f(x)
     np.testing.assert_array_equal(q, [1.0, 1.0])
+
+
+SYMBOLIC_SHAPES = """
+func f(x: f64[n, k], b: bool[m]) -> (r, t, s, e) {
+  r = reshape(x, shape=[k, n])
+  t = reshape(transpose(x), shape=[k, -1, 1])
+  s = alloc(exp(x), shape=[m, n, k])
+  e = reshape(x, shape=[m, -1])
+}
+"""
+
+
+@pytest.mark.parametrize("linker", ["c|py", "py"])
+def test_shapes_named_by_the_inputs_dims_follow_each_call(rng, linker):
+    # The compiled code reads n, k and m from the call's inputs; calls with
+    # new sizes (an empty one among them) get their own shapes.
+    f = graphjit.loads(SYMBOLIC_SHAPES).function("f", linker=linker)
+    for n, k, m in [(2, 3, 2), (4, 5, 1), (0, 3, 2), (3, 2, 3), (2, 3, 2)]:
+        x = rng.normal(size=(n, k))
+        r, t, s, e = f(x, np.zeros(m, bool))
+        np.testing.assert_array_equal(r, x.reshape(k, n))
+        np.testing.assert_array_equal(t, x.T.reshape(k, -1, 1))
+        np.testing.assert_allclose(s, np.broadcast_to(np.exp(x), (m, n, k)),
+                                   rtol=1e-15)
+        np.testing.assert_array_equal(e, x.reshape(m, -1))
+    # A size that does not fit: prepare's words, whichever linker.
+    with pytest.raises(graphjit.GraphjitError,
+                       match=r"cannot reshape array of size 6 into shape "
+                             r"\(4,newaxis\)"):
+        f(rng.normal(size=(2, 3)), np.zeros(4, bool))

@@ -7,7 +7,7 @@
 declare i32 @thunk(ptr)
 declare void @other(ptr)
 
-; CHECK: @f.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 4, i32 8, ptr @{{.*}}, i32 1, ptr @f.gj_applies, i32 0 }
+; CHECK: @f.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 5, i32 8, ptr @{{.*}}, i32 1, ptr @f.gj_applies, i32 0 }
 
 define i32 @f(ptr %frame) {
 ; CHECK-LABEL: define i32 @f(

@@ -3,8 +3,8 @@
 ; without marked calls, and declarations, are left alone.
 ; RUN: %opt -load-pass-plugin=%graphjit_plugin -passes=graphjit-instrument -S %s | FileCheck %s
 
-; CHECK-DAG: @train.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 4, i32 2, ptr @[[TNAME:[^,]*]], i32 2, ptr @train.gj_applies, i32 0 }
-; CHECK-DAG: @predict.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 4, i32 1, ptr @[[PNAME:[^,]*]], i32 1, ptr @predict.gj_applies, i32 0 }
+; CHECK-DAG: @train.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 5, i32 2, ptr @[[TNAME:[^,]*]], i32 2, ptr @train.gj_applies, i32 0 }
+; CHECK-DAG: @predict.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 5, i32 1, ptr @[[PNAME:[^,]*]], i32 1, ptr @predict.gj_applies, i32 0 }
 ; CHECK-DAG: @[[TNAME]] = private unnamed_addr constant [6 x i8] c"train\00"
 ; CHECK-DAG: @[[PNAME]] = private unnamed_addr constant [8 x i8] c"predict\00"
 ; The table is sorted by id, whatever the order of the calls.

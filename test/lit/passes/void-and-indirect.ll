@@ -5,7 +5,7 @@
 
 declare void @thunk_void(ptr)
 
-; CHECK: @f.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 4, i32 2, ptr @{{.*}}, i32 2, ptr @f.gj_applies, i32 0 }
+; CHECK: @f.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 5, i32 2, ptr @{{.*}}, i32 2, ptr @f.gj_applies, i32 0 }
 
 define i32 @f(ptr %frame, ptr %fn) {
 ; CHECK-LABEL: define i32 @f(

@@ -1,6 +1,6 @@
 """Prints a graph of a chain of N Applies (python3 long_chain.py N): planned
 element-wise Applies, views (subtensor, planned; reshape to a symbolic
-shape, which gj_prepare makes), planned calls of library code (cumsum), a
+dim p that no input binds, which gj_prepare makes: run it with -dim=p=N), planned calls of library code (cumsum), a
 prepare-then-compute Apply (gemm in place), a planned argmax and, near the
 end, an add of the input y, which fails when y's length differs from x's."""
 import sys
@@ -13,7 +13,7 @@ for i in range(1, n):
     if i == n - 50:
         expr = "add(%s, y)" % prev
     else:
-        expr = ["add(reshape(subtensor(%s, step=-1), shape=[n]), x)" % prev,
+        expr = ["add(reshape(subtensor(%s, step=-1), shape=[p]), x)" % prev,
                 "mul(%s, 0.5)" % prev,
                 "cumsum(%s)" % prev if i % 8 == 2 else
                 "gemm(mul(%s, 1.0), a, %s, alpha=0.25, inplace=true)" % (prev, prev),
