@@ -13,7 +13,9 @@
 //    Apply on the chain and relative on the train steps (target: at most
 //    2% more than plain profiling);
 //  - the timeline (profiling__trace): traced against plainly profiled
-//    calls on the chain, per slice recorded (target: at most 20 ns).
+//    calls on the chain, per slice recorded (target: at most 20 ns);
+//  - distributions (profiling__distributions): against plainly profiled
+//    calls on the chain, per Apply (reported; "a few ns").
 // Each figure is the median of several repetitions.
 //
 //===----------------------------------------------------------------------===//
@@ -35,7 +37,7 @@ using namespace graphjit::bench;
 using llvm::format;
 using llvm::outs;
 
-enum class Profiling { None, Time, Memory };
+enum class Profiling { None, Time, Memory, Distributions };
 
 /// Optimizer None keeps the chain's 1,000 Applies (fusion would make a few
 /// Composites of them); the train steps run as optimized.
@@ -48,6 +50,7 @@ static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, Profiling P,
   }
   O.Profile = P != Profiling::None;
   O.ProfileMemory = P == Profiling::Memory;
+  O.ProfileDistributions = P == Profiling::Distributions;
   return bench::compileOrDie(F, O);
 }
 
@@ -69,6 +72,11 @@ static void benchChain() {
   outs() << format("  with profile_memory: profiled %.2f us, memory-profiled "
                    "%.2f us per call: %.2f ns more per Apply\n",
                    TProf2 * 1e6, TMem * 1e6, (TMem - TProf2) / Applies * 1e9);
+  auto Distributed = compileOrDie(F, Profiling::Distributions, "None");
+  auto [TProf4, TDist] = sideBySide(*Profiled, *Distributed, In, 15, 200);
+  outs() << format("  with distributions: profiled %.2f us, with "
+                   "distributions %.2f us per call: %.2f ns more per Apply\n",
+                   TProf4 * 1e6, TDist * 1e6, (TDist - TProf4) / Applies * 1e9);
   // The flag turns the trace on for the functions compiled from then on,
   // with a ring smaller than the run: the cost with the ring wrapping, as
   // in a long run. (The file, written at exit, is thrown away.)

@@ -1,6 +1,7 @@
 //===- ProfileRuntime.cpp - Per-thread Apply counters ---------------------===//
 
 #include "runtime/ProfileRuntime.h"
+#include "runtime/TickHistogram.h"
 #include "llvm/Support/Compiler.h"
 #include <algorithm>
 #include <atomic>
@@ -29,11 +30,22 @@ struct CounterBlock {
   ~CounterBlock() { std::free(Entries); }
   CounterBlock(const CounterBlock &) = delete;
   CounterBlock &operator=(const CounterBlock &) = delete;
+
+  /// With distributions (ProfileRuntime::recordDistributions): by Apply,
+  /// its counters at the end of the thread's last call, and the
+  /// histogram (TickBuckets counts) of its time in each call.
+  std::vector<gj_apply_counter> Last;
+  std::vector<uint32_t> Histograms;
+  void recordDistributions() {
+    Last.assign(Size - 1, gj_apply_counter{0, 0});
+    Histograms.assign((Size - 1) * TickBuckets, 0);
+  }
 };
 
 struct DescriptorState {
   std::vector<std::unique_ptr<CounterBlock>> Blocks; // one per thread
   uint64_t Order;
+  bool Distributions = false;
 };
 
 struct Registry {
@@ -57,20 +69,21 @@ struct OneEntryCache {
   const gj_profile_desc *Desc;
   uint64_t Generation;
   gj_apply_counter *Counters;
+  CounterBlock *Block;
 };
 thread_local OneEntryCache Cache;
 
-uint64_t relaxedLoad(const uint64_t &X) {
+template <typename T> T relaxedLoad(const T &X) {
   return __atomic_load_n(&X, __ATOMIC_RELAXED);
 }
-void relaxedStore(uint64_t &X, uint64_t V) {
+template <typename T> void relaxedStore(T &X, T V) {
   __atomic_store_n(&X, V, __ATOMIC_RELAXED);
 }
 
 LLVM_ATTRIBUTE_NOINLINE gj_apply_counter *enterSlow(const gj_profile_desc *D) {
   struct ThreadList {
     uint64_t Generation = 0;
-    std::vector<std::pair<const gj_profile_desc *, gj_apply_counter *>> Entries;
+    std::vector<std::pair<const gj_profile_desc *, CounterBlock *>> Entries;
   };
   thread_local ThreadList List;
   uint64_t Gen = Generation.load(std::memory_order_acquire);
@@ -78,11 +91,11 @@ LLVM_ATTRIBUTE_NOINLINE gj_apply_counter *enterSlow(const gj_profile_desc *D) {
     List.Entries.clear();
     List.Generation = Gen;
   }
-  gj_apply_counter *Counters = nullptr;
-  for (auto &[Desc, C] : List.Entries)
+  CounterBlock *Block = nullptr;
+  for (auto &[Desc, B] : List.Entries)
     if (Desc == D)
-      Counters = C;
-  if (!Counters) {
+      Block = B;
+  if (!Block) {
     Registry &R = registry();
     std::lock_guard<std::mutex> Guard(R.Lock);
     auto [It, New] = R.States.try_emplace(D);
@@ -90,17 +103,37 @@ LLVM_ATTRIBUTE_NOINLINE gj_apply_counter *enterSlow(const gj_profile_desc *D) {
       It->second.Order = R.NextOrder++;
     It->second.Blocks.push_back(
         std::make_unique<CounterBlock>(D->num_counters));
-    Counters = It->second.Blocks.back()->Entries + 1;
+    Block = It->second.Blocks.back().get();
+    if (It->second.Distributions)
+      Block->recordDistributions();
     // Read under the lock: a forget() before it invalidates this entry.
     Gen = Generation.load(std::memory_order_relaxed);
     if (List.Generation != Gen) {
       List.Entries.clear();
       List.Generation = Gen;
     }
-    List.Entries.emplace_back(D, Counters);
+    List.Entries.emplace_back(D, Block);
   }
-  Cache = {D, Gen, Counters};
-  return Counters;
+  Cache = {D, Gen, Block->Entries + 1, Block};
+  return Cache.Counters;
+}
+
+// One call of the thread's Block ended: each Apply that ran once in it
+// adds its time to its histogram.
+LLVM_ATTRIBUTE_NOINLINE void recordCall(CounterBlock &Block) {
+  const gj_apply_counter *C = Block.Entries + 1;
+  uint32_t *Histogram = Block.Histograms.data();
+  for (size_t I = 0; I + 1 < Block.Size; ++I, Histogram += TickBuckets) {
+    gj_apply_counter &Last = Block.Last[I];
+    uint64_t Calls = C[I].calls;
+    if (Calls == Last.calls)
+      continue;
+    if (Calls == Last.calls + 1) {
+      uint32_t &Count = Histogram[tickBucket(C[I].ticks - Last.ticks)];
+      relaxedStore(Count, Count + 1);
+    }
+    Last = C[I];
+  }
 }
 
 } // namespace
@@ -113,12 +146,16 @@ extern "C" gj_apply_counter *gj_profile_enter(const gj_profile_desc *D) {
   return enterSlow(D);
 }
 
-extern "C" void gj_profile_exit(const gj_profile_desc *, gj_apply_counter *C,
+extern "C" void gj_profile_exit(const gj_profile_desc *D, gj_apply_counter *C,
                                 uint64_t DriverTicks) {
   // Only this thread writes its block; relaxed atomics let totals() read it.
   gj_apply_counter &Fn = C[-1];
   relaxedStore(Fn.ticks, relaxedLoad(Fn.ticks) + DriverTicks);
   relaxedStore(Fn.calls, relaxedLoad(Fn.calls) + 1);
+  // The block enter found, unless a call of another function came between
+  // (its calls then go uncounted in the distributions).
+  if (LLVM_UNLIKELY(Cache.Counters == C && !Cache.Block->Last.empty()))
+    recordCall(*Cache.Block);
 }
 
 ProfileTotals ProfileRuntime::totals(const gj_profile_desc &Desc) {
@@ -139,7 +176,28 @@ ProfileTotals ProfileRuntime::totals(const gj_profile_desc &Desc) {
     }
   }
   T.Threads = It->second.Blocks.size();
+  if (It->second.Distributions) {
+    T.Histograms.assign(size_t(Desc.num_counters) * TickBuckets, 0);
+    for (const auto &B : It->second.Blocks) {
+      size_t N = std::min(B->Histograms.size(), T.Histograms.size());
+      for (size_t I = 0; I < N; ++I)
+        T.Histograms[I] += relaxedLoad(B->Histograms[I]);
+    }
+  }
   return T;
+}
+
+void ProfileRuntime::recordDistributions(const gj_profile_desc &Desc) {
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Guard(R.Lock);
+  auto [It, New] = R.States.try_emplace(&Desc);
+  if (New)
+    It->second.Order = R.NextOrder++;
+  if (It->second.Distributions)
+    return;
+  It->second.Distributions = true;
+  for (const auto &B : It->second.Blocks)
+    B->recordDistributions();
 }
 
 void ProfileRuntime::reset(const gj_profile_desc &Desc) {
@@ -148,11 +206,14 @@ void ProfileRuntime::reset(const gj_profile_desc &Desc) {
   auto It = R.States.find(&Desc);
   if (It == R.States.end())
     return;
-  for (const auto &B : It->second.Blocks)
+  for (const auto &B : It->second.Blocks) {
     for (size_t I = 0; I < B->Size; ++I) {
-      relaxedStore(B->Entries[I].ticks, 0);
-      relaxedStore(B->Entries[I].calls, 0);
+      relaxedStore(B->Entries[I].ticks, uint64_t(0));
+      relaxedStore(B->Entries[I].calls, uint64_t(0));
     }
+    if (!B->Last.empty())
+      B->recordDistributions();
+  }
 }
 
 void ProfileRuntime::forget(const gj_profile_desc &Desc) {

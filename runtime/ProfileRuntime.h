@@ -27,6 +27,9 @@ struct ProfileTotals {
   /// Per Apply id (num_counters entries): ticks and calls.
   std::vector<gj_apply_counter> Applies;
   unsigned Threads = 0; ///< Threads that called the function.
+  /// With distributions: per Apply id, TickBuckets counts of its per-call
+  /// times (TickHistogram.h); else empty.
+  std::vector<uint64_t> Histograms;
 };
 
 /// A runtime entry point that JIT code calls, for binding in the JIT.
@@ -47,6 +50,11 @@ public:
   /// freed (JitEngine::release): a later descriptor at the same address
   /// then starts afresh. No call of the function may be running.
   static void forget(const gj_profile_desc &Desc);
+  /// Keeps the distribution of every Apply's per-call time for Desc too
+  /// (a few ns per Apply per call, at gj_profile_exit). Call it before the
+  /// function's first call: threads that called it before count only
+  /// the calls after.
+  static void recordDistributions(const gj_profile_desc &Desc);
   /// The descriptors with counters, in order of registration.
   static std::vector<const gj_profile_desc *> descriptors();
 

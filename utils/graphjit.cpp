@@ -182,6 +182,12 @@ static cl::opt<bool> IgnoreFirstCall(
     "profiling__ignore_first_call",
     cl::desc("Leave the first call out of the profile"),
     cl::cat(ProfileCategory));
+static cl::opt<bool> ProfileDistributions(
+    "profile-distributions",
+    cl::desc("Profile (as -profile) and keep every Apply's time per call: "
+             "min, median, p90 and max, the first call apart "
+             "(profiling__distributions)"),
+    cl::cat(ProfileCategory));
 
 static cl::opt<bool>
     PrintCompileTime("print-compile-time",
@@ -375,7 +381,7 @@ static Error writeOutputs(const FunctionGraph &F,
 // Prints the report where the flags say and writes the JSON if asked.
 static Error reportProfile(const ProfileStats &Stats, const Flags &PF) {
   outs().flush(); // The report writes to the file descriptor itself.
-  if (ProfileOpt || ProfileMemory || ProfileOptimizer)
+  if (ProfileOpt || ProfileMemory || ProfileOptimizer || ProfileDistributions)
     if (Error E = Stats.report(PF))
       return E;
   if (ProfileJSON.empty())
@@ -403,6 +409,8 @@ static Expected<Flags> commandLineFlags() {
     PF.ProfilingDebugprint = ProfileDebugPrint;
   if (IgnoreFirstCall.getNumOccurrences())
     PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
+  if (ProfileDistributions)
+    PF.ProfilingDistributions = true;
   if (OptimizerOpt.getNumOccurrences())
     PF.Optimizer = OptimizerOpt;
   if (OptimizerExcluding.getNumOccurrences())
@@ -604,7 +612,8 @@ static int run() {
   // Function::compile reads profile_memory, profile_optimizer and
   // allow_gc from the flags.
   std::shared_ptr<ProfileStats> Stats;
-  if (ProfileOpt || ProfileMemory || ProfileOptimizer || !ProfileJSON.empty()) {
+  if (ProfileOpt || ProfileMemory || ProfileOptimizer || ProfileDistributions ||
+      !ProfileJSON.empty()) {
     Stats = std::make_shared<ProfileStats>();
     Opts.ProfileInto = Stats;
   }

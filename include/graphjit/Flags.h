@@ -41,6 +41,9 @@ struct Flags {
   /// Leave each function's first call out of its profile (compilation
   /// warm-up: first-touch page faults, cold caches).
   bool ProfilingIgnoreFirstCall = false;
+  /// Keep the distribution of every Apply's per-call time (min, median,
+  /// p90, max in the report and the JSON; a noise-aware diff).
+  bool ProfilingDistributions = false;
   /// Write a timeline of every profiled call at exit: one slice per Apply
   /// per call, in Chrome's trace-event JSON that Perfetto's UI and
   /// chrome://tracing open (docs/profiling.md, "Timeline"). Implies

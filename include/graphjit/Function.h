@@ -83,6 +83,10 @@ struct CompileOptions {
   /// section: phases, rewrites, the run time of each rewrite's Applies).
   /// Implies Profile. GRAPHJIT_FLAGS=profile_optimizer=True turns it on.
   bool ProfileOptimizer = false;
+  /// Also keep every Apply's per-call times as a distribution (min,
+  /// median, p90, max; the first call apart). Implies Profile.
+  /// GRAPHJIT_FLAGS=profiling__distributions=True turns it on.
+  bool ProfileDistributions = false;
   /// Also record every call's timeline (one slice per Apply per call) for
   /// the trace file GRAPHJIT_FLAGS=profiling__trace=FILE names, written at
   /// exit or by writeProcessTrace(). Implies Profile; set by that flag.

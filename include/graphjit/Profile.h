@@ -25,6 +25,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,18 @@ struct OutputMemory {
 };
 
 /// One Apply's numbers, summed over the calls of its function.
+/// An Apply's time per call, its first call left out: from a histogram of
+/// four buckets per power of two of clock ticks (runtime/TickHistogram.h),
+/// so each figure is within about 12% (profiling__distributions).
+struct TimeDistribution {
+  uint64_t Calls = 0;
+  double Min = 0, P25 = 0, Median = 0, P75 = 0, P90 = 0, Max = 0;
+  bool operator==(const TimeDistribution &O) const {
+    return Calls == O.Calls && Min == O.Min && P25 == O.P25 &&
+           Median == O.Median && P75 == O.P75 && P90 == O.P90 && Max == O.Max;
+  }
+};
+
 struct ApplyProfile {
   unsigned Id = 0;  ///< Position in the function's topological order.
   std::string Name; ///< As Theano prints it: "Elemwise{add,no_inplace}(x, y)".
@@ -106,6 +119,12 @@ struct ApplyProfile {
   /// Ran on the GPU (a Gpu* op or a transfer): Seconds is the device's own
   /// time for it, read from its timers after each call.
   bool OnDevice = false;
+
+  /// The first call's time, apart (it pays page faults and warm-up),
+  /// whether or not Seconds includes it; and the steady state's
+  /// distribution when it was recorded.
+  std::optional<double> FirstCallSeconds;
+  std::optional<TimeDistribution> Distribution;
 
   llvm::StringRef type() const { return Compiled ? "C" : "Py"; }
   bool operator==(const ApplyProfile &O) const;
@@ -200,6 +219,8 @@ struct FunctionProfile {
   std::string Device;
   std::vector<std::string> HostOnly;
   uint64_t GpuPeakBytes = 0, GpuPeakReservedBytes = 0;
+  /// The first call, whole (unset: no call ran).
+  std::optional<double> FirstCallSeconds;
 
   /// Time in thunks: the sum of the Applies' seconds.
   double thunkSeconds() const;
@@ -351,15 +372,26 @@ llvm::Expected<Profile> mergeProfiles(llvm::ArrayRef<Profile> Profiles,
                                       llvm::ArrayRef<std::string> Names = {});
 
 struct DiffRow {
-  enum Status { Added, Removed, Changed, Same };
+  /// Noise: an Apply whose time per call moved no more than its
+  /// distributions' spread (both sides recorded them; see Significant).
+  enum Status { Added, Removed, Changed, Same, Noise };
   std::string Function; ///< Apply rows: the function; else empty.
   std::string Key;      ///< The Apply, Op or Class name.
   std::string Loc;      ///< Apply rows: B's file:line (A's if removed).
   Status State = Same;
   double SecondsA = 0, SecondsB = 0;
   uint64_t CallsA = 0, CallsB = 0;
+  /// Apply rows whose two sides have distributions: the steady state's
+  /// median per call on each side.
+  std::optional<double> MedianA, MedianB;
   double difference() const { return SecondsB - SecondsA; }
 };
+
+/// Whether an Apply's time per call changed beyond the noise, from its
+/// distributions on both sides (the first call left out of both): the
+/// medians differ by more than the wider of the two interquartile ranges
+/// and by more than the histograms' resolution (12% of the larger).
+bool significantChange(const TimeDistribution &A, const TimeDistribution &B);
 
 /// A function's memory in A and in B (recorded in both): the measured
 /// peaks and the simulated ones (simulateMemory).
@@ -388,6 +420,9 @@ struct ProfileDiff {
   double CallSecondsA = 0, CallSecondsB = 0;
   uint64_t CallsA = 0, CallsB = 0;
   std::vector<std::string> FunctionsAdded, FunctionsRemoved;
+  /// Apply rows compared by their distributions, and of those the ones
+  /// that changed beyond the noise.
+  unsigned AppliesWithDistributions = 0, SignificantApplies = 0;
   /// Each sorted by |difference|, largest first.
   std::vector<DiffRow> Classes, Ops, Applies;
   /// Functions whose optimizer was recorded in A and B: their rewrites,

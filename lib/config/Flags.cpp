@@ -38,6 +38,8 @@ static const FlagInfo Known[] = {
      [](Flags &F) -> void * { return &F.ProfilingDebugprint; }},
     {"profiling__ignore_first_call", Kind::Bool,
      [](Flags &F) -> void * { return &F.ProfilingIgnoreFirstCall; }},
+    {"profiling__distributions", Kind::Bool,
+     [](Flags &F) -> void * { return &F.ProfilingDistributions; }},
     {"profiling__trace", Kind::String,
      [](Flags &F) -> void * { return &F.ProfilingTrace; }},
     {"profiling__trace_events", Kind::Unsigned,

@@ -69,7 +69,7 @@ private:
   Error resolveOptions();
   bool isProfiled() const {
     return Opts.Profile || Opts.ProfileMemory || Opts.ProfileOptimizer ||
-           Opts.Trace || Opts.ProfileInto;
+           Opts.ProfileDistributions || Opts.Trace || Opts.ProfileInto;
   }
   /// Runs Step's Body, adds its time and prints its result if asked.
   Error step(CompileStep Step, llvm::function_ref<Error()> Body);

@@ -67,8 +67,9 @@ Error Function::startProfiling(const CompiledCode *Code) {
   // compile() has pointed ProfileInto at the process's stats for the flags.
   Stats = Opts.ProfileInto ? Opts.ProfileInto
                            : std::make_shared<ProfileStats>();
-  Profiler = std::make_unique<FunctionProfiler>(Graph, Opts.Linker,
-                                                F->ProfilingIgnoreFirstCall);
+  Profiler = std::make_unique<FunctionProfiler>(
+      Graph, Opts.Linker, F->ProfilingIgnoreFirstCall,
+      F->ProfilingDistributions || Opts.ProfileDistributions);
   if (Code) {
     // A GPU Apply runs compiled kernels, though through gj_perform.
     std::vector<bool> Compiled = Jit->IsCompiled;

@@ -19,16 +19,19 @@
 using namespace graphjit;
 
 FunctionProfiler::FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
-                                   bool IgnoreFirstCall)
+                                   bool IgnoreFirstCall, bool Distributions)
     : Base(describeFunction(F)),
       // Calibrated now, not during the first call.
       Tsc(ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC),
-      IgnoreFirstCall(IgnoreFirstCall),
+      IgnoreFirstCall(IgnoreFirstCall), Distributions(Distributions),
       PyTicks(new std::atomic<uint64_t>[F.numApplies()]()),
       PyCalls(new std::atomic<uint64_t>[F.numApplies()]()),
       DeviceNanos(new std::atomic<uint64_t>[F.numApplies()]()),
       DeviceCalls(new std::atomic<uint64_t>[F.numApplies()]()) {
   Base.Linker = linkerName(Linker).str();
+  if (Distributions)
+    PyHistograms.reset(
+        new std::atomic<uint64_t>[F.numApplies() * TickBuckets]());
   if (Linker == LinkerKind::Py)
     for (ApplyProfile &A : Base.Applies)
       A.Compiled = false;
@@ -174,6 +177,8 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
   // be in the same ticks.
   if (D)
     Tsc = D->clock == GJ_PROFILE_CLOCK_TSC;
+  if (D && Distributions)
+    ProfileRuntime::recordDistributions(*D);
   for (ApplyProfile &A : Base.Applies)
     A.Compiled = A.Id < C.size() && C[A.Id];
 }
@@ -203,21 +208,25 @@ void FunctionProfiler::deviceRan(unsigned Id, double Seconds,
 
 void FunctionProfiler::callEnded(uint64_t Start) {
   uint64_t Ticks = now() - Start;
-  if (IgnoreFirstCall && !FirstCallDone.exchange(true)) {
-    // Remember where the counters stood after the first call; snapshot()
-    // subtracts it.
+  if (!FirstCallDone.exchange(true)) {
+    // Remember where the counters stood after the first call: the first
+    // call apart, and what snapshot() subtracts.
     std::lock_guard<std::mutex> Guard(TensorLock);
+    FirstCallTicks = Ticks;
     if (Desc) {
       ProfileTotals T = ProfileRuntime::totals(*Desc);
       FirstCall = T.Applies;
       FirstCallDriverTicks = T.DriverTicks;
+      FirstCallHistograms = histograms(&T);
     } else {
       FirstCall.resize(Base.Applies.size());
       for (unsigned I = 0; I < FirstCall.size(); ++I)
         FirstCall[I] = {PyTicks[I].load(), PyCalls[I].load()};
       FirstCallDriverTicks = DriverTicks.load();
+      FirstCallHistograms = histograms(nullptr);
     }
-    return; // The next call records the tensors again.
+    if (IgnoreFirstCall)
+      return; // The next call records the tensors again.
   }
   TensorsRecorded.store(true, std::memory_order_relaxed);
   Calls.fetch_add(1, std::memory_order_relaxed);
@@ -255,23 +264,36 @@ FunctionProfile FunctionProfiler::snapshot() const {
 
   std::vector<gj_apply_counter> Counts(P.Applies.size());
   uint64_t Driver = 0;
+  std::vector<uint64_t> Histograms;
   if (Desc) {
     ProfileTotals T = ProfileRuntime::totals(*Desc);
     for (unsigned I = 0; I < Counts.size() && I < T.Applies.size(); ++I)
       Counts[I] = T.Applies[I];
-    Driver = T.DriverTicks - std::min(T.DriverTicks, FirstCallDriverTicks);
+    Driver = T.DriverTicks;
+    Histograms = histograms(&T);
   } else {
     for (unsigned I = 0; I < Counts.size(); ++I)
       Counts[I] = {PyTicks[I].load(), PyCalls[I].load()};
-    Driver = DriverTicks.load() - std::min(DriverTicks.load(),
-                                           FirstCallDriverTicks);
+    Driver = DriverTicks.load();
+    Histograms = histograms(nullptr);
   }
   {
     std::lock_guard<std::mutex> Guard(TensorLock);
+    if (FirstCallTicks)
+      P.FirstCallSeconds = Seconds(*FirstCallTicks);
     for (unsigned I = 0; I < Counts.size() && I < FirstCall.size(); ++I) {
+      if (FirstCall[I].calls)
+        P.Applies[I].FirstCallSeconds = std::max(
+            0.0, Seconds(FirstCall[I].ticks) -
+                     Overhead * double(FirstCall[I].calls));
+      if (!IgnoreFirstCall)
+        continue;
       Counts[I].ticks -= std::min(Counts[I].ticks, FirstCall[I].ticks);
       Counts[I].calls -= std::min(Counts[I].calls, FirstCall[I].calls);
     }
+    if (IgnoreFirstCall)
+      Driver -= std::min(Driver, FirstCallDriverTicks);
+    addDistributions(P, Histograms);
   }
   P.DriverSeconds = Seconds(Driver);
   for (ApplyProfile &A : P.Applies) {
@@ -280,6 +302,10 @@ FunctionProfile FunctionProfiler::snapshot() const {
     A.Seconds = std::max(0.0, Seconds(C.ticks) - Overhead * double(C.calls));
     // A GPU Apply's time is the device's: its host side only queued work.
     if (uint64_t DC = DeviceCalls[A.Id].load()) {
+      // The host's view of it is not the device's: no first call or
+      // distribution of its own.
+      A.FirstCallSeconds.reset();
+      A.Distribution.reset();
       A.OnDevice = true;
       A.Calls = DC;
       A.Seconds = double(DeviceNanos[A.Id].load()) * 1e-9;
@@ -293,4 +319,56 @@ FunctionProfile FunctionProfiler::snapshot() const {
   if (P.Memory.Recorded)
     addMeasuredMemory(P);
   return P;
+}
+
+std::vector<uint64_t>
+FunctionProfiler::histograms(const ProfileTotals *T) const {
+  if (!Distributions)
+    return {};
+  if (T)
+    return T->Histograms;
+  std::vector<uint64_t> H(Base.Applies.size() * TickBuckets);
+  for (size_t I = 0; I < H.size(); ++I)
+    H[I] = PyHistograms[I].load(std::memory_order_relaxed);
+  return H;
+}
+
+// The steady state's distribution of each Apply's per-call time: the
+// histograms now less the first call's, in seconds, the instrumentation's
+// cost per call subtracted.
+void FunctionProfiler::addDistributions(
+    FunctionProfile &P, const std::vector<uint64_t> &Now) const {
+  if (Now.empty())
+    return;
+  const ProfileClock &Clock = ProfileClock::get();
+  uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
+  double Overhead = Desc ? Clock.overheadNsPerApply() * 1e-9 : 0;
+  auto Seconds = [&](double Ticks) {
+    return std::max(0.0, Clock.seconds(uint64_t(Ticks + 0.5), ClockKind) -
+                             Overhead);
+  };
+  for (ApplyProfile &A : P.Applies) {
+    size_t From = size_t(A.Id) * TickBuckets;
+    if (From + TickBuckets > Now.size())
+      continue;
+    std::vector<uint64_t> H(Now.begin() + From,
+                            Now.begin() + From + TickBuckets);
+    uint64_t Calls = 0;
+    for (unsigned B = 0; B < TickBuckets; ++B) {
+      if (From + B < FirstCallHistograms.size())
+        H[B] -= std::min(H[B], FirstCallHistograms[From + B]);
+      Calls += H[B];
+    }
+    if (!Calls)
+      continue;
+    TimeDistribution D;
+    D.Calls = Calls;
+    D.Min = Seconds(tickQuantile(H, 0));
+    D.P25 = Seconds(tickQuantile(H, 0.25));
+    D.Median = Seconds(tickQuantile(H, 0.5));
+    D.P75 = Seconds(tickQuantile(H, 0.75));
+    D.P90 = Seconds(tickQuantile(H, 0.9));
+    D.Max = Seconds(tickQuantile(H, 1));
+    A.Distribution = D;
+  }
 }

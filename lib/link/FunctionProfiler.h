@@ -18,17 +18,22 @@
 #include "graphjit/Function.h"
 #include "graphjit/Profile.h"
 #include "runtime/Clock.h"
+#include "runtime/ProfileRuntime.h"
+#include "runtime/TickHistogram.h"
 #include "runtime/RuntimeABI.h"
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace graphjit {
 
 class FunctionProfiler {
 public:
+  /// Distributions: keep each Apply's per-call times as a histogram
+  /// (profiling__distributions).
   FunctionProfiler(const FunctionGraph &F, LinkerKind Linker,
-                   bool IgnoreFirstCall);
+                   bool IgnoreFirstCall, bool Distributions = false);
 
   /// The JIT's instrumented driver and which Applies run JIT code.
   void setCompiled(const gj_profile_desc *Desc, const std::vector<bool> &C);
@@ -76,6 +81,9 @@ public:
   void applyRan(unsigned Id, uint64_t Ticks) {
     PyTicks[Id].fetch_add(Ticks, std::memory_order_relaxed);
     PyCalls[Id].fetch_add(1, std::memory_order_relaxed);
+    if (PyHistograms)
+      PyHistograms[size_t(Id) * TickBuckets + tickBucket(Ticks)].fetch_add(
+          1, std::memory_order_relaxed);
   }
 
   /// Whether this call should record the tensors each Apply sees (one call
@@ -99,6 +107,11 @@ private:
   void recordTensors(const Apply &A, const std::vector<NDArray> &Values);
   void recordOutputSizes(const Apply &A, const std::vector<NDArray> &Values);
   void addMeasuredMemory(FunctionProfile &P) const;
+  /// Every Apply's histogram now (TickBuckets counts each; empty without
+  /// distributions); with the lock held for the first call's.
+  std::vector<uint64_t> histograms(const ProfileTotals *T) const;
+  void addDistributions(FunctionProfile &P,
+                        const std::vector<uint64_t> &Now) const;
 
   FunctionProfile Base; ///< Names, ops, locations, C/Py, tensors.
   const gj_profile_desc *Desc = nullptr;
@@ -108,10 +121,13 @@ private:
   CompileTimes Times;
   double ValidateSeconds = 0;
   bool IgnoreFirstCall;
+  bool Distributions;
   std::atomic<bool> FirstCallDone{false};
   std::atomic<bool> TensorsRecorded{false};
   std::atomic<uint64_t> Calls{0}, CallTicks{0}, DriverTicks{0};
   std::unique_ptr<std::atomic<uint64_t>[]> PyTicks, PyCalls;
+  /// The py linker's histograms, by Apply id (with distributions).
+  std::unique_ptr<std::atomic<uint64_t>[]> PyHistograms;
   /// By Apply id, for GPU Applies: device nanoseconds and calls.
   std::unique_ptr<std::atomic<uint64_t>[]> DeviceNanos, DeviceCalls;
   /// By Variable id: the largest size an output was seen with, plus one
@@ -122,9 +138,12 @@ private:
   std::unique_ptr<std::atomic<bool>[]> SeenAllocating;
   std::vector<int> SharesWith;
   mutable std::mutex TensorLock;
-  /// Counters when the first call ended, subtracted when it is ignored.
+  /// Counters when the first call ended: its own figures, subtracted from
+  /// the totals when it is ignored, and always from the distributions.
   std::vector<gj_apply_counter> FirstCall;
+  std::vector<uint64_t> FirstCallHistograms;
   uint64_t FirstCallDriverTicks = 0;
+  std::optional<uint64_t> FirstCallTicks; ///< The whole first call.
 };
 
 } // namespace graphjit

@@ -31,6 +31,7 @@ struct Side {
   std::string Key, Loc;
   double Seconds = 0;
   uint64_t Calls = 0;
+  std::optional<TimeDistribution> Distribution; ///< Apply rows only.
 };
 
 /// Pairs the rows of A and B with equal keys, the k-th of a key in A with
@@ -88,6 +89,15 @@ void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
         R.Loc = B[J].Loc;
     }
     R.State = statusOf(I, J, R.SecondsA == R.SecondsB && R.CallsA == R.CallsB);
+    // Where both sides kept distributions, their spread says whether a
+    // change is one.
+    if (I >= 0 && J >= 0 && A[I].Distribution && B[J].Distribution) {
+      R.MedianA = A[I].Distribution->Median;
+      R.MedianB = B[J].Distribution->Median;
+      if (R.State == DiffRow::Changed &&
+          !significantChange(*A[I].Distribution, *B[J].Distribution))
+        R.State = DiffRow::Noise;
+    }
     Out.push_back(std::move(R));
   }
 }
@@ -105,7 +115,7 @@ std::vector<Side> groupSides(const Profile &P, bool ByOp) {
 std::vector<Side> applySides(const FunctionProfile &F) {
   std::vector<Side> Rows;
   for (const ApplyProfile &A : F.Applies)
-    Rows.push_back({A.Name, A.Loc, A.Seconds, A.Calls});
+    Rows.push_back({A.Name, A.Loc, A.Seconds, A.Calls, A.Distribution});
   return Rows;
 }
 
@@ -174,6 +184,12 @@ std::vector<const FunctionProfile *> named(const Profile &P, StringRef Name) {
 
 } // namespace
 
+bool significantChange(const TimeDistribution &A, const TimeDistribution &B) {
+  double Spread = std::max(A.P75 - A.P25, B.P75 - B.P25);
+  double Resolution = 0.12 * std::max(A.Median, B.Median);
+  return std::fabs(B.Median - A.Median) > std::max(Spread, Resolution);
+}
+
 ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
   ProfileDiff D;
   for (const FunctionProfile &F : A.Functions) {
@@ -216,6 +232,11 @@ ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
       matchRows({}, applySides(F), F.Name, D.Applies);
     }
   }
+  for (const DiffRow &R : D.Applies)
+    if (R.MedianA) {
+      ++D.AppliesWithDistributions;
+      D.SignificantApplies += R.State == DiffRow::Changed;
+    }
   sortRows(D.Classes);
   sortRows(D.Ops);
   sortRows(D.Applies);
@@ -242,6 +263,8 @@ static StringRef statusName(DiffRow::Status S) {
     return "removed";
   case DiffRow::Changed:
     return "changed";
+  case DiffRow::Noise:
+    return "noise";
   case DiffRow::Same:
     break;
   }
@@ -270,7 +293,11 @@ static void printDiffTable(raw_ostream &OS, StringRef Title, StringRef Column,
                  ratioText(R.SecondsA, R.SecondsB).c_str(),
                  (unsigned long long)R.CallsA, (unsigned long long)R.CallsB,
                  statusName(R.State).str().c_str())
-       << Key << "\n";
+       << Key;
+    if (R.MedianA && R.MedianB)
+      OS << format("  [median per call %.2es -> %.2es]", *R.MedianA,
+                   *R.MedianB);
+    OS << "\n";
   }
   double Rest = 0;
   for (size_t I = Shown; I < Rows.size(); ++I)
@@ -335,6 +362,19 @@ void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
     OS << "  Functions only in A: " << join(D.FunctionsRemoved, ", ") << "\n";
   if (!D.FunctionsAdded.empty())
     OS << "  Functions only in B: " << join(D.FunctionsAdded, ", ") << "\n";
+  if (D.AppliesWithDistributions == 0)
+    OS << "  Noise: unknown (profile with -profile-distributions, "
+          "profiling__distributions=True, on both sides to tell changes "
+          "from noise)\n";
+  else if (D.SignificantApplies == 0)
+    OS << "  Noise: no significant change (" << D.AppliesWithDistributions
+       << " Apply instances compared by their time per call, the first call "
+          "apart)\n";
+  else
+    OS << "  Noise: " << D.SignificantApplies << " of "
+       << D.AppliesWithDistributions
+       << " Apply instances changed beyond the noise (status \"changed\"; "
+          "\"noise\": within it)\n";
   OS << "\n";
   printDiffTable(OS, "Class", "Class name", "Classes", D.Classes, Opts.NOps);
   printDiffTable(OS, "Ops", "Op name", "Ops", D.Ops, Opts.NOps);

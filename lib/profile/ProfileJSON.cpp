@@ -13,6 +13,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -137,6 +138,17 @@ void writeMemory(json::OStream &J, const FunctionMemory &M) {
   });
 }
 
+/// TimeDistribution's figures by their JSON keys.
+std::array<std::pair<const char *, double>, 6>
+distributionFields(const TimeDistribution &D) {
+  return {{{"min", D.Min},
+           {"p25", D.P25},
+           {"median", D.Median},
+           {"p75", D.P75},
+           {"p90", D.P90},
+           {"max", D.Max}}};
+}
+
 void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
   J.object([&] {
     J.attribute("id", int64_t(A.Id));
@@ -158,6 +170,14 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
       writeStrings(J, "source_locs", A.SourceLocs);
     if (A.OnDevice)
       J.attribute("on_device", true);
+    if (A.FirstCallSeconds)
+      J.attribute("first_call_seconds", finite(*A.FirstCallSeconds));
+    if (const std::optional<TimeDistribution> &D = A.Distribution)
+      J.attributeObject("distribution", [&] {
+        J.attribute("calls", D->Calls);
+        for (auto [Key, Value] : distributionFields(*D))
+          J.attribute(Key, finite(Value));
+      });
     writeApplyMemory(J, A, WithMemory);
   });
 }
@@ -168,6 +188,8 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
     J.attribute("file", F.File);
     J.attribute("calls", F.Calls);
     J.attribute("call_seconds", finite(F.CallSeconds));
+    if (F.FirstCallSeconds)
+      J.attribute("first_call_seconds", finite(*F.FirstCallSeconds));
     J.attribute("driver_seconds", finite(F.DriverSeconds));
     J.attributeObject("compile", [&] {
       for (unsigned I = 0; I < NumCompileSteps; ++I)
@@ -315,6 +337,18 @@ private:
       return E;
     if (!std::isfinite(Out) || Out < 0)
       return fail(child(Path, Key), "expected a finite number >= 0");
+    return Error::success();
+  }
+  /// An optional finite number >= 0, unset when absent.
+  Error getOptionalSeconds(const json::Object &O, StringRef Key,
+                           const std::string &Path,
+                           std::optional<double> &Out) const {
+    if (!O.get(Key))
+      return Error::success();
+    double S = 0;
+    if (Error E = getSeconds(O, Key, Path, true, S))
+      return E;
+    Out = S;
     return Error::success();
   }
   Error getBool(const json::Object &O, StringRef Key, const std::string &Path,
@@ -695,6 +729,25 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
       return E;
     if (Error E = getBool(**O, "on_device", Path, false, Out.OnDevice))
       return E;
+    if (Error E = getOptionalSeconds(**O, "first_call_seconds", Path,
+                                     Out.FirstCallSeconds))
+      return E;
+    if (Error E = readObject(
+            **O, "distribution", Path,
+            [&](const json::Object &D, const std::string &DPath) -> Error {
+              TimeDistribution T;
+              if (Error E = getUInt(D, "calls", DPath, true, T.Calls))
+                return E;
+              double *Fields[] = {&T.Min, &T.P25, &T.Median,
+                                  &T.P75, &T.P90, &T.Max};
+              unsigned I = 0;
+              for (auto [Key, Value] : distributionFields(T))
+                if (Error E = getSeconds(D, Key, DPath, true, *Fields[I++]))
+                  return E;
+              Out.Distribution = T;
+              return Error::success();
+            }))
+      return E;
   }
   if (FileVersion < 2) // Version 1 had no memory.
     return Error::success();
@@ -723,6 +776,9 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = getSeconds(**O, "instrumentation_ns_per_apply", Path, false,
                            Out.InstrumentationNsPerApply))
+    return E;
+  if (Error E = getOptionalSeconds(**O, "first_call_seconds", Path,
+                                   Out.FirstCallSeconds))
     return E;
   if (FileVersion >= 2)
     if (Error E = readMemory(**O, Path, Out.Memory))

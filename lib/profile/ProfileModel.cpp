@@ -24,7 +24,9 @@ bool ApplyProfile::operator==(const ApplyProfile &O) const {
          Outputs == O.Outputs && InputVars == O.InputVars &&
          OutputMem == O.OutputMem && AllocatedBytes == O.AllocatedBytes &&
          Allocations == O.Allocations && Rewrites == O.Rewrites &&
-         SourceLocs == O.SourceLocs && OnDevice == O.OnDevice;
+         SourceLocs == O.SourceLocs && OnDevice == O.OnDevice &&
+         FirstCallSeconds == O.FirstCallSeconds &&
+         Distribution == O.Distribution;
 }
 
 bool FunctionProfile::operator==(const FunctionProfile &O) const {
@@ -35,7 +37,8 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          Applies == O.Applies && Memory == O.Memory &&
          Optimizer == O.Optimizer && Device == O.Device &&
          HostOnly == O.HostOnly && GpuPeakBytes == O.GpuPeakBytes &&
-         GpuPeakReservedBytes == O.GpuPeakReservedBytes;
+         GpuPeakReservedBytes == O.GpuPeakReservedBytes &&
+         FirstCallSeconds == O.FirstCallSeconds;
 }
 
 double FunctionProfile::thunkSeconds() const {

@@ -32,6 +32,7 @@ public:
   void printGlobal(StringRef Machine);
   void printGroupTable(bool ByOp);
   void printApplyTable();
+  void printDistributions();
   void printTips();
 
 private:
@@ -61,6 +62,9 @@ void ReportPrinter::printGlobal(StringRef Machine) {
     OS << "  File: " << F.File << "\n";
   OS << "  Time in " << F.Calls
      << " calls to Function.__call__: " << format("%e", F.CallSeconds) << "s\n";
+  if (F.FirstCallSeconds)
+    OS << "  Time in the first call: " << format("%e", *F.FirstCallSeconds)
+       << "s (shown apart: it pays page faults and warm-up)\n";
   auto ShareOfCall = [&](double Seconds) {
     if (F.CallSeconds > 0)
       OS << format(" (%.3f%%)", percent(Seconds, F.CallSeconds));
@@ -218,6 +222,41 @@ void ReportPrinter::printApplyTable() {
   OS << "\n";
 }
 
+// Each Apply's time per call with the first call apart, where the
+// distributions were recorded; in the Apply table's order.
+void ReportPrinter::printDistributions() {
+  if (llvm::none_of(F.Applies, [](const ApplyProfile &A) {
+        return A.Distribution.has_value();
+      }))
+    return;
+  OS << "Apply time per call (steady state: the first call apart; each "
+        "figure within 12%)\n";
+  OS << "-------------------\n";
+  OS << "<first call> <min> <median> <p90> <max> <#call> <id> <Apply name>\n";
+  std::vector<size_t> Order = sortedApplies(F.Applies);
+  size_t Shown = std::min<size_t>(Order.size(), Opts.NApply);
+  for (size_t I = 0; I < Shown; ++I) {
+    const ApplyProfile &A = F.Applies[Order[I]];
+    std::string First =
+        A.FirstCallSeconds ? formatv("{0:e2}s", *A.FirstCallSeconds).str()
+                           : "-";
+    if (!A.Distribution) {
+      const char *None = "-";
+      OS << format("  %10s  %9s  %9s  %9s  %9s  %6s  %4u  ", First.c_str(),
+                   None, None, None, None, None, A.Id)
+         << A.Name << "\n";
+      continue;
+    }
+    const TimeDistribution &D = *A.Distribution;
+    OS << format("  %10s  %.2es  %.2es  %.2es  %.2es  %6llu  %4u  ",
+                 First.c_str(), D.Min, D.Median, D.P90, D.Max,
+                 (unsigned long long)D.Calls, A.Id)
+       << A.Name << "\n";
+  }
+  OS << format("   ... (remaining %zu Apply instances)\n\n",
+               Order.size() - Shown);
+}
+
 void ReportPrinter::printTips() {
   OS << "Here are tips to potentially make your code run faster\n"
         "                 (computed from this profile).\n"
@@ -238,6 +277,7 @@ void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
   P.printGroupTable(/*ByOp=*/false);
   P.printGroupTable(/*ByOp=*/true);
   P.printApplyTable();
+  P.printDistributions();
   printMemoryProfile(OS, F, Opts);
   printOptimizerProfile(OS, F, Opts);
   if (Opts.Tips)

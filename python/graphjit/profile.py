@@ -30,6 +30,11 @@ class ApplyRow:
     on_device: bool
     inputs: list        # [{"dtype", "shape", "strides"}, ...]
     outputs: list
+    # The first call's seconds (kept apart), and with profile_distributions
+    # the other calls' {"calls", "min", "p25", "median", "p75", "p90",
+    # "max"} in seconds per call; None where not recorded.
+    first_call_seconds: float = None
+    distribution: dict = None
 
     @property
     def seconds_per_call(self):
@@ -95,7 +100,9 @@ class Profile:
                     flops_per_call=a.get("flops_per_call", 0.0),
                     bytes_per_call=a.get("bytes_per_call", 0.0),
                     on_device=a.get("on_device", False),
-                    inputs=a.get("inputs", []), outputs=a.get("outputs", [])))
+                    inputs=a.get("inputs", []), outputs=a.get("outputs", []),
+                    first_call_seconds=a.get("first_call_seconds"),
+                    distribution=a.get("distribution")))
         return out
 
     # -- views --------------------------------------------------------------

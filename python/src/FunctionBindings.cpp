@@ -46,6 +46,7 @@ struct KeywordOptions {
   std::optional<std::string> Optimizer, Excluding, Including, Device;
   std::optional<bool> AllowGC;
   bool Profile = false, ProfileMemory = false, ProfileOptimizer = false;
+  bool ProfileDistributions = false;
   std::optional<ProfileHandle> Stats;
   unsigned OptLevel = 2;
 };
@@ -76,7 +77,9 @@ static FunctionHandle compileGraph(const GraphHandle &G,
   O.Device = K.Device;
   O.ProfileMemory = K.ProfileMemory;
   O.ProfileOptimizer = K.ProfileOptimizer;
-  O.Profile = K.Profile || K.Stats || K.ProfileMemory || K.ProfileOptimizer;
+  O.ProfileDistributions = K.ProfileDistributions;
+  O.Profile = K.Profile || K.Stats || K.ProfileMemory || K.ProfileOptimizer ||
+              K.ProfileDistributions;
   std::optional<ProfileHandle> Stats = K.Stats;
   if (O.Profile && !Stats)
     Stats = ProfileHandle{std::make_shared<ProfileStats>(""), ""};
@@ -332,8 +335,8 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
          std::optional<std::string> Excluding,
          std::optional<std::string> Including, std::optional<bool> AllowGC,
          bool Profile, std::optional<ProfileHandle> Stats, bool ProfileMemory,
-         bool ProfileOptimizer, std::optional<std::string> Device,
-         unsigned OptLevel) {
+         bool ProfileOptimizer, bool ProfileDistributions,
+         std::optional<std::string> Device, unsigned OptLevel) {
         KeywordOptions K;
         K.Linker = Linker;
         K.Optimizer = std::move(Optimizer);
@@ -344,6 +347,7 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
         K.Stats = std::move(Stats);
         K.ProfileMemory = ProfileMemory;
         K.ProfileOptimizer = ProfileOptimizer;
+        K.ProfileDistributions = ProfileDistributions;
         K.Device = std::move(Device);
         K.OptLevel = OptLevel;
         return compileGraph(G, K);
@@ -353,6 +357,7 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
       "optimizer_including"_a = nb::none(), "allow_gc"_a = nb::none(),
       "profile"_a = false, "profile_stats"_a = nb::none(),
       "profile_memory"_a = false, "profile_optimizer"_a = false,
-      "device"_a = nb::none(), "opt_level"_a = 2,
+      "profile_distributions"_a = false, "device"_a = nb::none(),
+      "opt_level"_a = 2,
       "Compiles a graph (graphjit.function gives it Theano's keywords).");
 }

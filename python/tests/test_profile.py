@@ -172,3 +172,22 @@ def test_trace_writes_a_timeline_with_a_slice_per_apply_per_call(
         assert len(slices) == kept
         assert trace["otherData"]["dropped"] > 0
     assert all(e["dur"] >= 0 and e["ts"] >= 0 for e in slices)
+
+
+def test_distributions_keep_the_first_call_apart_and_tell_noise(rng):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    f = run_steps(m, "train", 12, rng, profile_distributions=True)
+    p = f.profile.profile()
+    keys = ["min", "p25", "median", "p75", "p90", "max"]
+    for row in p.rows():
+        assert row.calls == 12 and row.first_call_seconds is not None
+        d = row.distribution
+        assert d["calls"] == 11, (row.name, d)
+        assert [d[k] for k in keys] == sorted(d[k] for k in keys)
+    assert "Apply time per call (steady state" in str(p)
+    # A profile against itself is all noise; without distributions the
+    # diff says it cannot tell.
+    assert "Noise: no significant change" in graphjit.diff(p, p)
+    plain = run_steps(m, "train", 2, rng, profile=True).profile.profile()
+    assert all(r.distribution is None for r in plain.rows())
+    assert "Noise: unknown" in graphjit.diff(plain, p)
