@@ -1,6 +1,7 @@
 //===- ProfileRuntime.cpp - Per-thread Apply counters ---------------------===//
 
 #include "runtime/ProfileRuntime.h"
+#include "runtime/ProfileExport.h"
 #include "runtime/TickHistogram.h"
 #include "llvm/Support/Compiler.h"
 #include <algorithm>
@@ -99,8 +100,10 @@ LLVM_ATTRIBUTE_NOINLINE gj_apply_counter *enterSlow(const gj_profile_desc *D) {
     Registry &R = registry();
     std::lock_guard<std::mutex> Guard(R.Lock);
     auto [It, New] = R.States.try_emplace(D);
-    if (New)
+    if (New) {
       It->second.Order = R.NextOrder++;
+      arrangeProfileAtExit();
+    }
     It->second.Blocks.push_back(
         std::make_unique<CounterBlock>(D->num_counters));
     Block = It->second.Blocks.back().get();

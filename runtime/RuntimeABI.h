@@ -141,6 +141,11 @@ void gj_profile_exit(const gj_profile_desc *desc, gj_apply_counter *counters,
                      uint64_t driver_ticks);
 /* The fallback clock (GJ_PROFILE_CLOCK_CALL): CLOCK_MONOTONIC_RAW in ns. */
 uint64_t gj_profile_now(void);
+/* Writes every instrumented function's counters so far as graphjit's
+ * profile JSON to `path`, for `graphjit-prof summary` (version 5); 0, or
+ * non-zero after printing why. A program also writes it at exit when
+ * GRAPHJIT_PROFILE_JSON names a file. */
+int32_t gj_profile_write(const char *path);
 
 /*--- Timeline -----------------------------------------------------------*/
 

@@ -3,6 +3,7 @@
 // graphjit-prof summary A.json      the report (Theano's summary())
 // graphjit-prof merge A.json B.json the sum of runs, printed or -o OUT.json
 // graphjit-prof diff A.json B.json  what changed from A to B
+// graphjit-prof plot A.json -o A.html  the same as pictures (SVG in HTML)
 //
 // The files are the JSON export of a Profile (docs/profile-json.md); the
 // report is explained in docs/profiling.md. Errors say which file and
@@ -30,6 +31,10 @@ static cl::SubCommand
              "or write it with -o");
 static cl::SubCommand DiffCmd("diff",
                               "Print the differences from A.json to B.json");
+static cl::SubCommand
+    PlotCmd("plot", "Draw a profile as one HTML page of SVG charts: the "
+                    "time by Op and by Apply, the time per call, the "
+                    "memory over one call");
 
 static cl::list<std::string> SummaryFiles(cl::Positional, cl::OneOrMore,
                                           cl::desc("<profile.json>"),
@@ -40,6 +45,14 @@ static cl::list<std::string> MergeFiles(cl::Positional, cl::OneOrMore,
 static cl::list<std::string> DiffFiles(cl::Positional, cl::OneOrMore,
                                        cl::desc("<A.json> <B.json>"),
                                        cl::sub(DiffCmd));
+static cl::list<std::string> PlotFiles(cl::Positional, cl::OneOrMore,
+                                       cl::desc("<profile.json>"),
+                                       cl::sub(PlotCmd));
+static cl::opt<std::string> PlotOutput("o",
+                                       cl::desc("Write the page here "
+                                                "(default: stdout)"),
+                                       cl::value_desc("OUT.html"),
+                                       cl::sub(PlotCmd), cl::cat(ProfCategory));
 
 static cl::opt<std::string> OutputFile("o", cl::desc("Write the sum as JSON"),
                                        cl::value_desc("OUT.json"),
@@ -48,11 +61,11 @@ static cl::opt<std::string> OutputFile("o", cl::desc("Write the sum as JSON"),
 static cl::opt<unsigned>
     NApply("n-apply", cl::desc("Apply rows to print (profiling__n_apply)"),
            cl::init(20), cl::sub(SummaryCmd), cl::sub(MergeCmd),
-           cl::sub(DiffCmd), cl::cat(ProfCategory));
+           cl::sub(DiffCmd), cl::sub(PlotCmd), cl::cat(ProfCategory));
 static cl::opt<unsigned>
     NOps("n-ops", cl::desc("Class and Ops rows to print (profiling__n_ops)"),
          cl::init(20), cl::sub(SummaryCmd), cl::sub(MergeCmd), cl::sub(DiffCmd),
-         cl::cat(ProfCategory));
+         cl::sub(PlotCmd), cl::cat(ProfCategory));
 static cl::opt<double> BandwidthGBs(
     "bandwidth-gbs",
     cl::desc("The machine's memory bandwidth in GB/s, for the tips (default: "
@@ -151,6 +164,28 @@ static int runDiff() {
   return 0;
 }
 
+static int runPlot() {
+  if (PlotFiles.size() != 1)
+    return fail("plot takes one profile (to sum runs, merge them first)");
+  Expected<Profile> P = readProfileJSONFile(PlotFiles[0]);
+  if (!P)
+    return fail(P.takeError());
+  if (PlotOutput.empty()) {
+    writeProfileHTML(outs(), *P, summaryOptions());
+    return 0;
+  }
+  std::error_code EC;
+  ToolOutputFile Out(PlotOutput, EC, sys::fs::OF_Text);
+  if (EC)
+    return fail(PlotOutput + ": cannot write: " + EC.message());
+  writeProfileHTML(Out.os(), *P, summaryOptions());
+  Out.os().flush();
+  if (Out.os().has_error())
+    return fail(PlotOutput + ": cannot write: " + Out.os().error().message());
+  Out.keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   graphjit::initialize();
   InitLLVM X(argc, argv);
@@ -163,12 +198,16 @@ int main(int argc, char **argv) {
       "[-min-memory-size=BYTES]\n"
       "                        [-no-memory] [-no-optimizer] [-no-tips]\n"
       "  graphjit-prof merge A.json B.json ... [-o OUT.json]\n"
-      "  graphjit-prof diff A.json B.json\n");
+      "  graphjit-prof diff A.json B.json\n"
+      "  graphjit-prof plot A.json [-o OUT.html] [-n-apply=N] [-n-ops=N]\n");
   if (SummaryCmd)
     return runSummary();
   if (MergeCmd)
     return runMerge();
   if (DiffCmd)
     return runDiff();
-  return fail("expected a subcommand: summary, merge or diff (see -help)");
+  if (PlotCmd)
+    return runPlot();
+  return fail(
+      "expected a subcommand: summary, merge, diff or plot (see -help)");
 }

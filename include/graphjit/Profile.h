@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace graphjit {
@@ -73,17 +74,33 @@ struct OutputMemory {
 };
 
 /// One Apply's numbers, summed over the calls of its function.
-/// An Apply's time per call, its first call left out: from a histogram of
-/// four buckets per power of two of clock ticks (runtime/TickHistogram.h),
-/// so each figure is within about 12% (profiling__distributions).
+/// Count calls that took from Lower to Upper seconds.
+struct TimeBucket {
+  double Lower = 0, Upper = 0;
+  uint64_t Count = 0;
+  bool operator==(const TimeBucket &O) const {
+    return Lower == O.Lower && Upper == O.Upper && Count == O.Count;
+  }
+};
+
+/// An Apply's time per call, its first call left out: a histogram of four
+/// buckets per power of two of clock ticks (runtime/TickHistogram.h), so
+/// each figure is within about 12% (profiling__distributions), and the
+/// figures read from it.
 struct TimeDistribution {
   uint64_t Calls = 0;
   double Min = 0, P25 = 0, Median = 0, P75 = 0, P90 = 0, Max = 0;
+  std::vector<TimeBucket> Buckets; ///< The non-empty ones, in order.
   bool operator==(const TimeDistribution &O) const {
     return Calls == O.Calls && Min == O.Min && P25 == O.P25 &&
-           Median == O.Median && P75 == O.P75 && P90 == O.P90 && Max == O.Max;
+           Median == O.Median && P75 == O.P75 && P90 == O.P90 &&
+           Max == O.Max && Buckets == O.Buckets;
   }
 };
+
+/// The distribution of Buckets (any order; equal buckets are combined):
+/// each quantile interpolated within the bucket its rank falls in.
+TimeDistribution distributionOf(std::vector<TimeBucket> Buckets);
 
 struct ApplyProfile {
   unsigned Id = 0;  ///< Position in the function's topological order.
@@ -287,6 +304,10 @@ struct MemorySimulation {
   /// when it was not.
   std::string MinPeakSkipped;
   double MinPeakSeconds = 0; ///< Time the search took.
+  /// With gc, in the schedule's order: each Apply's id and the bytes live
+  /// while it runs (its outputs made, its dead inputs not yet freed);
+  /// GC is their largest.
+  std::vector<std::pair<unsigned, uint64_t>> GCSteps;
 };
 
 /// Simulates F's Applies. MaxSearchStates bounds the exact minimum's
@@ -350,6 +371,12 @@ constexpr int ProfileJSONVersion = 3;
 constexpr int OldestProfileJSONVersion = 1;
 
 void writeProfileJSON(llvm::raw_ostream &OS, const Profile &P);
+/// P as one self-contained HTML page of SVG charts (docs/profiling.md,
+/// "Pictures"): per function, the time by Op and by Apply, with
+/// distributions the time per call, with memory the bytes live over one
+/// call; as many rows as Opts' n_ops and n_apply.
+void writeProfileHTML(llvm::raw_ostream &OS, const Profile &P,
+                      const SummaryOptions &Opts);
 /// Errors name the file and the JSON path:
 /// "a.json: functions[0].applies[3].calls: expected an integer".
 llvm::Expected<Profile> readProfileJSON(llvm::StringRef Text,

@@ -343,32 +343,23 @@ void FunctionProfiler::addDistributions(
   const ProfileClock &Clock = ProfileClock::get();
   uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
   double Overhead = Desc ? Clock.overheadNsPerApply() * 1e-9 : 0;
-  auto Seconds = [&](double Ticks) {
-    return std::max(0.0, Clock.seconds(uint64_t(Ticks + 0.5), ClockKind) -
-                             Overhead);
+  auto Seconds = [&](uint64_t Ticks) {
+    return std::max(0.0, Clock.seconds(Ticks, ClockKind) - Overhead);
   };
   for (ApplyProfile &A : P.Applies) {
     size_t From = size_t(A.Id) * TickBuckets;
     if (From + TickBuckets > Now.size())
       continue;
-    std::vector<uint64_t> H(Now.begin() + From,
-                            Now.begin() + From + TickBuckets);
-    uint64_t Calls = 0;
+    std::vector<TimeBucket> Buckets;
     for (unsigned B = 0; B < TickBuckets; ++B) {
+      uint64_t Count = Now[From + B];
       if (From + B < FirstCallHistograms.size())
-        H[B] -= std::min(H[B], FirstCallHistograms[From + B]);
-      Calls += H[B];
+        Count -= std::min(Count, FirstCallHistograms[From + B]);
+      if (Count)
+        Buckets.push_back({Seconds(tickBucketLower(B)),
+                           Seconds(tickBucketUpper(B)), Count});
     }
-    if (!Calls)
-      continue;
-    TimeDistribution D;
-    D.Calls = Calls;
-    D.Min = Seconds(tickQuantile(H, 0));
-    D.P25 = Seconds(tickQuantile(H, 0.25));
-    D.Median = Seconds(tickQuantile(H, 0.5));
-    D.P75 = Seconds(tickQuantile(H, 0.75));
-    D.P90 = Seconds(tickQuantile(H, 0.9));
-    D.Max = Seconds(tickQuantile(H, 1));
-    A.Distribution = D;
+    if (!Buckets.empty())
+      A.Distribution = distributionOf(std::move(Buckets));
   }
 }

@@ -35,6 +35,7 @@ struct MemoryGraph {
     SmallVector<unsigned, 4> Reads; ///< Variables it reads, once each.
     SmallVector<unsigned, 2> Makes; ///< Variables it makes.
     uint64_t Needs = 0; ///< Steps that must run first (with <= 64 steps).
+    unsigned ApplyId = 0;
   };
   struct Var {
     int Buffer = -1; ///< -1: no buffer (a view of a function input).
@@ -62,6 +63,8 @@ MemoryGraph::MemoryGraph(const FunctionProfile &F) {
     return L->Id < R->Id;
   });
   Steps.resize(Order.size());
+  for (size_t P = 0; P < Order.size(); ++P)
+    Steps[P].ApplyId = Order[P]->Id;
 
   // Every variable an Apply makes, with the step that makes it (the first,
   // should a malformed profile name one twice).
@@ -279,8 +282,11 @@ MemorySimulation simulateMemory(const FunctionProfile &F,
   Sim.NoGC =
       std::accumulate(G.BufferBytes.begin(), G.BufferBytes.end(), uint64_t(0));
   MemoryReplay Schedule(G);
-  for (unsigned P = 0; P < G.Steps.size(); ++P)
-    Sim.GC = std::max(Sim.GC, Schedule.run(P));
+  for (unsigned P = 0; P < G.Steps.size(); ++P) {
+    uint64_t Moment = Schedule.run(P);
+    Sim.GCSteps.push_back({G.Steps[P].ApplyId, Moment});
+    Sim.GC = std::max(Sim.GC, Moment);
+  }
 
   size_t N = G.Steps.size();
   if (N > MaxSearchApplies) {

@@ -177,6 +177,14 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
         J.attribute("calls", D->Calls);
         for (auto [Key, Value] : distributionFields(*D))
           J.attribute(Key, finite(Value));
+        J.attributeArray("buckets", [&] {
+          for (const TimeBucket &B : D->Buckets)
+            J.array([&] {
+              J.value(finite(B.Lower));
+              J.value(finite(B.Upper));
+              J.value(B.Count);
+            });
+        });
       });
     writeApplyMemory(J, A, WithMemory);
   });
@@ -744,6 +752,27 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
               for (auto [Key, Value] : distributionFields(T))
                 if (Error E = getSeconds(D, Key, DPath, true, *Fields[I++]))
                   return E;
+              if (Error E = readArray(
+                      D, "buckets", DPath, false, T.Buckets,
+                      [&](const json::Value &V, const std::string &BPath,
+                          TimeBucket &B) -> Error {
+                        const json::Array *A = V.getAsArray();
+                        std::optional<double> Lo, Hi;
+                        std::optional<uint64_t> N;
+                        if (A && A->size() == 3) {
+                          Lo = (*A)[0].getAsNumber();
+                          Hi = (*A)[1].getAsNumber();
+                          N = (*A)[2].getAsUINT64();
+                        }
+                        if (!Lo || !Hi || !N || !(*Lo >= 0) || !(*Hi >= *Lo) ||
+                            !std::isfinite(*Hi))
+                          return fail(BPath, "expected [lower seconds, upper "
+                                             "seconds, count], 0 <= lower <= "
+                                             "upper");
+                        B = {*Lo, *Hi, *N};
+                        return Error::success();
+                      }))
+                return E;
               Out.Distribution = T;
               return Error::success();
             }))

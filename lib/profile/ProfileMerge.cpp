@@ -224,6 +224,17 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
     A.Calls += B.Calls;
     A.Seconds += B.Seconds;
     A.OnDevice |= B.OnDevice;
+    // Runs' distributions add up, bucket by bucket; a run without one
+    // leaves the sum without. The first call stays the first run's.
+    if (A.Distribution && B.Distribution) {
+      std::vector<TimeBucket> Buckets = A.Distribution->Buckets;
+      llvm::append_range(Buckets, B.Distribution->Buckets);
+      A.Distribution = distributionOf(std::move(Buckets));
+    } else {
+      A.Distribution.reset();
+    }
+    if (!A.FirstCallSeconds)
+      A.FirstCallSeconds = B.FirstCallSeconds;
     if (A.Loc.empty())
       A.Loc = B.Loc;
     // The same Apply (same name and op) of the same function: provenance

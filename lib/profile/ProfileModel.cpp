@@ -11,6 +11,8 @@
 #include "profile/OptimizerReport.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include <algorithm>
+#include <tuple>
 
 using namespace llvm;
 
@@ -39,6 +41,46 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          HostOnly == O.HostOnly && GpuPeakBytes == O.GpuPeakBytes &&
          GpuPeakReservedBytes == O.GpuPeakReservedBytes &&
          FirstCallSeconds == O.FirstCallSeconds;
+}
+
+TimeDistribution distributionOf(std::vector<TimeBucket> Buckets) {
+  std::sort(Buckets.begin(), Buckets.end(),
+            [](const TimeBucket &L, const TimeBucket &R) {
+              return std::tie(L.Lower, L.Upper) < std::tie(R.Lower, R.Upper);
+            });
+  TimeDistribution D;
+  for (const TimeBucket &B : Buckets) {
+    if (!B.Count)
+      continue;
+    if (!D.Buckets.empty() && D.Buckets.back().Lower == B.Lower &&
+        D.Buckets.back().Upper == B.Upper)
+      D.Buckets.back().Count += B.Count;
+    else
+      D.Buckets.push_back(B);
+    D.Calls += B.Count;
+  }
+  if (!D.Calls)
+    return D;
+  auto Quantile = [&](double Q) {
+    double Rank = Q * double(D.Calls), Below = 0;
+    for (const TimeBucket &B : D.Buckets) {
+      if (Below + double(B.Count) >= Rank || &B == &D.Buckets.back()) {
+        double Within = std::clamp((Rank - Below) / double(B.Count), 0.0, 1.0);
+        return B.Lower + (B.Upper - B.Lower) * Within;
+      }
+      Below += double(B.Count);
+    }
+    return 0.0;
+  };
+  D.Min = D.Buckets.front().Lower;
+  D.P25 = Quantile(0.25);
+  D.Median = Quantile(0.5);
+  D.P75 = Quantile(0.75);
+  D.P90 = Quantile(0.9);
+  D.Max = 0;
+  for (const TimeBucket &B : D.Buckets)
+    D.Max = std::max(D.Max, B.Upper);
+  return D;
 }
 
 double FunctionProfile::thunkSeconds() const {

@@ -62,9 +62,6 @@ void ReportPrinter::printGlobal(StringRef Machine) {
     OS << "  File: " << F.File << "\n";
   OS << "  Time in " << F.Calls
      << " calls to Function.__call__: " << format("%e", F.CallSeconds) << "s\n";
-  if (F.FirstCallSeconds)
-    OS << "  Time in the first call: " << format("%e", *F.FirstCallSeconds)
-       << "s (shown apart: it pays page faults and warm-up)\n";
   auto ShareOfCall = [&](double Seconds) {
     if (F.CallSeconds > 0)
       OS << format(" (%.3f%%)", percent(Seconds, F.CallSeconds));
@@ -122,6 +119,9 @@ void ReportPrinter::printGlobal(StringRef Machine) {
   OS << "  Instrumentation cost: "
      << format("%.1f", F.InstrumentationNsPerApply)
      << " ns per Apply call (already subtracted)\n";
+  if (F.FirstCallSeconds)
+    OS << "  Time in the first call: " << format("%e", *F.FirstCallSeconds)
+       << "s (shown apart: it pays page faults and warm-up)\n";
   if (!Machine.empty())
     OS << "  Machine: " << Machine << "\n";
   OS << "\n";
