@@ -114,6 +114,17 @@ class Profile:
         """Theano's summary(): the same report as ``graphjit-prof summary``."""
         _write(self.summary_text(**options), file)
 
+    def html(self, n_apply=20, n_ops=20):
+        """The profile as one HTML page of SVG charts (``graphjit-prof
+        plot``): time by Op and by Apply, time per call, memory over one
+        call."""
+        return _graphjit.profile_html(json.dumps(self.data), n_apply, n_ops)
+
+    def plot(self, path, n_apply=20, n_ops=20):
+        """Writes html() to path."""
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(self.html(n_apply, n_ops))
+
     def __str__(self):
         return self.summary_text()
 

@@ -146,4 +146,17 @@ void graphjit::python::bindProfiles(nb::module_ &M) {
       },
       "a"_a, "b"_a, "name_a"_a = "A", "name_b"_a = "B", "n_rows"_a = 20,
       "What changed from A to B: graphjit-prof diff.");
+  M.def(
+      "profile_html",
+      [](const std::string &JSON, unsigned NApply, unsigned NOps) {
+        SummaryOptions O;
+        O.NApply = NApply;
+        O.NOps = NOps;
+        std::string S;
+        llvm::raw_string_ostream OS(S);
+        writeProfileHTML(OS, fromJSON(JSON, "<profile>"), O);
+        return S;
+      },
+      "json"_a, "n_apply"_a = 20, "n_ops"_a = 20,
+      "The profile as an HTML page of SVG charts: graphjit-prof plot.");
 }

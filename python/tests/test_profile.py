@@ -191,3 +191,21 @@ def test_distributions_keep_the_first_call_apart_and_tell_noise(rng):
     plain = run_steps(m, "train", 2, rng, profile=True).profile.profile()
     assert all(r.distribution is None for r in plain.rows())
     assert "Noise: unknown" in graphjit.diff(plain, p)
+
+
+def test_plot_draws_the_profile_as_svg(tmp_path, rng):
+    import re
+    import xml.etree.ElementTree as ET
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    f = run_steps(m, "train", 4, rng, profile_memory=True,
+                  profile_distributions=True)
+    p = f.profile.profile()
+    path = tmp_path / "p.html"
+    p.plot(path, n_apply=5)
+    page = path.read_text()
+    charts = [ET.fromstring(s) for s in re.findall(r"<svg .*?</svg>", page, re.S)]
+    assert [c.get("class") for c in charts] == [
+        "bars", "bars", "distributions", "memory"]
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(charts[1].findall(ns + "g")) == 5  # n_apply rows of Applies
+    assert len(charts[3].findall(ns + "rect")) == len(p.rows())
