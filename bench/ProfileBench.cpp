@@ -15,7 +15,10 @@
 //  - the timeline (profiling__trace): traced against plainly profiled
 //    calls on the chain, per slice recorded (target: at most 20 ns);
 //  - distributions (profiling__distributions): against plainly profiled
-//    calls on the chain, per Apply (reported; "a few ns").
+//    calls on the chain, per Apply (reported; "a few ns");
+//  - sampling (profiling__mode=sample): per Apply on the chain against
+//    unprofiled calls (target: at most 1 ns), and each Op's share of a
+//    millisecond step against exact timing's (target: within 2 points).
 // Each figure is the median of several repetitions.
 //
 //===----------------------------------------------------------------------===//
@@ -31,13 +34,15 @@
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <map>
 
 using namespace graphjit;
 using namespace graphjit::bench;
 using llvm::format;
 using llvm::outs;
 
-enum class Profiling { None, Time, Memory, Distributions };
+enum class Profiling { None, Time, Memory, Distributions, Sample };
 
 /// Optimizer None keeps the chain's 1,000 Applies (fusion would make a few
 /// Composites of them); the train steps run as optimized.
@@ -51,6 +56,7 @@ static std::unique_ptr<Function> compileOrDie(FunctionGraph &F, Profiling P,
   O.Profile = P != Profiling::None;
   O.ProfileMemory = P == Profiling::Memory;
   O.ProfileDistributions = P == Profiling::Distributions;
+  O.ProfileSample = P == Profiling::Sample;
   return bench::compileOrDie(F, O);
 }
 
@@ -72,6 +78,13 @@ static void benchChain() {
   outs() << format("  with profile_memory: profiled %.2f us, memory-profiled "
                    "%.2f us per call: %.2f ns more per Apply\n",
                    TProf2 * 1e6, TMem * 1e6, (TMem - TProf2) / Applies * 1e9);
+  auto Sampled = compileOrDie(F, Profiling::Sample, "None");
+  auto [TPlain5, TSample] = sideBySide(*Plain, *Sampled, In, 15, 200);
+  outs() << format("  sampled (profiling__mode=sample): unprofiled %.2f us, "
+                   "sampled %.2f us per call: %.2f ns per Apply (target: at "
+                   "most 1 ns)\n",
+                   TPlain5 * 1e6, TSample * 1e6,
+                   (TSample - TPlain5) / Applies * 1e9);
   auto Distributed = compileOrDie(F, Profiling::Distributions, "None");
   auto [TProf4, TDist] = sideBySide(*Profiled, *Distributed, In, 15, 200);
   outs() << format("  with distributions: profiled %.2f us, with "
@@ -121,9 +134,46 @@ static void benchStep(const char *File, int64_t N, DType T, Shape X, Shape Y) {
                    (unsigned long long)PM.Memory.MeasuredPeak);
 }
 
+/// Sampling against exact timing on a step of milliseconds: each Op's
+/// share of the time in thunks under both, calls alternating.
+static void benchSampleShares(int64_t N) {
+  std::string Path = std::string(GRAPHJIT_EXAMPLES_DIR) + "/mlp.graph";
+  auto M = llvm::cantFail(parseGraphFile(Path));
+  llvm::cantFail(M->initShared());
+  FunctionGraph &F = *M->lookupFunction("train");
+  auto Exact = compileOrDie(F, Profiling::Time);
+  auto Sampled = compileOrDie(F, Profiling::Sample);
+  std::vector<NDArray> In = {randomArray(DType::F32, {N, 784}, 1),
+                             randomArray(DType::F32, {N, 10}, 2)};
+  auto [TExact, TSample] = sideBySide(*Exact, *Sampled, In, 10, 40);
+  auto Shares = [](Function &Fn) {
+    FunctionProfile P = Fn.profile()->profile().Functions[0];
+    std::map<std::string, double> ByOp;
+    double Total = P.thunkSeconds();
+    for (const ApplyProfile &A : P.Applies)
+      ByOp[A.Op] += Total > 0 ? 100 * A.Seconds / Total : 0;
+    return ByOp;
+  };
+  std::map<std::string, double> E = Shares(*Exact), S = Shares(*Sampled);
+  double Worst = 0;
+  std::string WorstOp;
+  for (auto &[Op, Share] : E)
+    if (std::fabs(Share - S[Op]) > Worst) {
+      Worst = std::fabs(Share - S[Op]);
+      WorstOp = Op;
+    }
+  outs() << format("mlp train step (n=%lld), %.2f ms exact, %.2f ms sampled "
+                   "per call: the Ops' shares differ by at most %.2f "
+                   "percentage points (target: at most 2), %s: %.1f%% "
+                   "exact, %.1f%% sampled\n",
+                   (long long)N, TExact * 1e3, TSample * 1e3, Worst,
+                   WorstOp.c_str(), E[WorstOp], S[WorstOp]);
+}
+
 int main() {
   graphjit::initialize();
   benchChain();
+  benchSampleShares(512);
   benchStep("logistic_regression.graph", 400, DType::F64, {400, 784}, {400});
   benchStep("mlp.graph", 128, DType::F32, {128, 784}, {128, 10});
   return 0;

@@ -55,7 +55,8 @@ static_assert(offsetof(gj_profile_desc, num_counters) == 4 &&
                   offsetof(gj_profile_desc, clock) == 32,
               "gj_profile_desc is {i32, i32, ptr, i32, ptr, i32}");
 static_assert(unsigned(CounterClock::Tsc) == GJ_PROFILE_CLOCK_TSC &&
-                  unsigned(CounterClock::Call) == GJ_PROFILE_CLOCK_CALL,
+                  unsigned(CounterClock::Call) == GJ_PROFILE_CLOCK_CALL &&
+                  unsigned(CounterClock::Sample) == GJ_PROFILE_CLOCK_SAMPLE,
               "the pass's clocks are the descriptor's");
 
 namespace {
@@ -193,6 +194,12 @@ private:
   /// gj_memory_exit before each return.
   void hookMemory(Instruction *EnterAfter);
   void charge(IRBuilder<> &B, const MarkedApply &A, Value *Start, Value *End);
+  /// clock=sample: each Apply stores its id in the thread's sample slot
+  /// and counts its call; the sampler does the rest.
+  void runSampled(Value *CallStart);
+  Value *Slot = nullptr; ///< Sampling: the thread's gj_sample_slot.
+  void setCurrentApply(IRBuilder<> &B, int32_t Id);
+  void countCall(IRBuilder<> &B, const MarkedApply &A);
   /// With Trace: the slice of Apply Id (-1: the call) on the timeline.
   void traceSlice(IRBuilder<> &B, int32_t Id, Value *Start, Value *End);
   /// Where the Apply that ends block PB chains to: the first Apply of PB's
@@ -249,6 +256,7 @@ Value *FunctionInstrumenter::readClock(IRBuilder<> &B) {
   if (Clock == CounterClock::Tsc)
     return B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr,
                              "gj.t");
+  // clock=call, and the whole call under clock=sample.
   FunctionCallee Now = M.getOrInsertFunction(
       "gj_profile_now", FunctionType::get(I64, /*isVarArg=*/false));
   return B.CreateCall(Now, {}, "gj.t");
@@ -269,6 +277,49 @@ void FunctionInstrumenter::charge(IRBuilder<> &B, const MarkedApply &A,
   B.CreateAlignedStore(
       B.CreateAdd(Old, ConstantInt::get(I64, 1), "gj.calls.new"), Calls, A8);
   traceSlice(B, int32_t(A.Id), Start, End);
+}
+
+void FunctionInstrumenter::countCall(IRBuilder<> &B, const MarkedApply &A) {
+  Value *Counter = B.CreateInBoundsGEP(CounterTy, Counters,
+                                       ConstantInt::get(I64, A.Id), "gj.ctr");
+  Value *Calls = B.CreateStructGEP(CounterTy, Counter, 1, "gj.calls.p");
+  const Align A8(8);
+  Value *Old = B.CreateAlignedLoad(I64, Calls, A8, "gj.calls");
+  B.CreateAlignedStore(
+      B.CreateAdd(Old, ConstantInt::get(I64, 1), "gj.calls.new"), Calls, A8);
+}
+
+// slot->apply = Id, atomically (the sampler reads it from its thread).
+void FunctionInstrumenter::setCurrentApply(IRBuilder<> &B, int32_t Id) {
+  StructType *SlotTy = StructType::get(Ptr, Ptr, I32);
+  StoreInst *S = B.CreateAlignedStore(
+      ConstantInt::get(I32, Id, /*IsSigned=*/true),
+      B.CreateStructGEP(SlotTy, Slot, 2, "gj.current.p"), Align(4));
+  S->setAtomic(AtomicOrdering::Monotonic);
+}
+
+void FunctionInstrumenter::runSampled(Value *CallStart) {
+  for (const MarkedApply &A : Applies) {
+    IRBuilder<> BA(A.Call);
+    setCurrentApply(BA, int32_t(A.Id));
+    countCall(BA, A);
+  }
+  FunctionCallee Exit = M.getOrInsertFunction(
+      "gj_profile_exit",
+      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, I64}, false));
+  SmallVector<ReturnInst *, 4> Returns;
+  for (BasicBlock &BB : F)
+    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
+      Returns.push_back(Ret);
+  for (ReturnInst *Ret : Returns) {
+    IRBuilder<> BR(Ret);
+    setCurrentApply(BR, -1);
+    Value *End = readClock(BR);
+    BR.CreateCall(Exit,
+                  {Desc, Counters, BR.CreateSub(End, CallStart, "gj.dt")});
+  }
+  ++NumFunctions;
+  NumApplies += Applies.size();
 }
 
 // slots[next] = {desc, id, start, end}; next = next + 1 == capacity ? 0 :
@@ -377,6 +428,13 @@ void FunctionInstrumenter::run() {
   // where it can (docs/instrumentation.md).
   if (Memory)
     hookMemory(cast<Instruction>(Counters));
+  if (Clock == CounterClock::Sample) {
+    Slot = B.CreateCall(M.getOrInsertFunction(
+                            "gj_sample_enter",
+                            FunctionType::get(Ptr, {Ptr, Ptr}, false)),
+                        {Desc, Counters}, "gj.sample");
+    return runSampled(readClock(B));
+  }
   Value *CallStart = readClock(B);
 
   // A read before every Apply: its start, and the end of the Apply before.
@@ -509,6 +567,7 @@ Error checkRuntimeDeclarations(Module &M) {
       {"gj_profile_enter", FunctionType::get(Ptr, {Ptr}, false)},
       {"gj_profile_exit", FunctionType::get(Void, {Ptr, Ptr, I64}, false)},
       {"gj_profile_now", FunctionType::get(I64, false)},
+      {"gj_sample_enter", FunctionType::get(Ptr, {Ptr, Ptr}, false)},
       {"gj_memory_enter", FunctionType::get(Ptr, {Ptr}, false)},
       {"gj_memory_apply", FunctionType::get(Void, {Ptr, I32}, false)},
       {"gj_memory_exit", FunctionType::get(Void, {Ptr}, false)}};
@@ -538,6 +597,10 @@ Error checkRuntimeDeclarations(Module &M) {
 Expected<InstrumentAppliesResult>
 graphjit::instrumentApplies(Module &M, const InstrumentAppliesOptions &Opts) {
   InstrumentAppliesResult Result;
+  if (Opts.Trace && Opts.Clock == CounterClock::Sample)
+    return createStringError(inconvertibleErrorCode(),
+                             "clock=sample cannot record a timeline (trace): "
+                             "a slice needs each Apply's own times");
   // Check everything first: an error leaves the module as it was.
   SmallVector<std::pair<Function *, SmallVector<MarkedApply, 0>>, 0> Work;
   for (Function &F : M) {
@@ -588,8 +651,10 @@ PreservedAnalyses InstrumentAppliesPass::run(Module &M,
 
 void InstrumentAppliesPass::printPipeline(
     raw_ostream &OS, function_ref<StringRef(StringRef)> MapClassName2PassName) {
-  OS << PassName
-     << "<clock=" << (Opts.Clock == CounterClock::Tsc ? "tsc" : "call")
+  OS << PassName << "<clock="
+     << (Opts.Clock == CounterClock::Tsc    ? "tsc"
+         : Opts.Clock == CounterClock::Call ? "call"
+                                            : "sample")
      << (Opts.Memory ? ";memory" : "") << ">";
 }
 
@@ -603,6 +668,8 @@ InstrumentAppliesPass::parseParams(StringRef Params) {
       Opts.Clock = CounterClock::Tsc;
     else if (Param == "clock=call")
       Opts.Clock = CounterClock::Call;
+    else if (Param == "clock=sample")
+      Opts.Clock = CounterClock::Sample;
     else if (Param == "memory")
       Opts.Memory = true;
     else if (Param == "trace")
@@ -611,7 +678,8 @@ InstrumentAppliesPass::parseParams(StringRef Params) {
       return createStringError(
           inconvertibleErrorCode(),
           Twine("invalid ") + PassName + " parameter '" + Param +
-              "' (expected clock=tsc, clock=call, memory or trace)");
+              "' (expected clock=tsc, clock=call, clock=sample, memory or "
+              "trace)");
   }
   return Opts;
 }

@@ -35,6 +35,10 @@ namespace graphjit {
 enum class CounterClock : unsigned {
   Tsc = 0,  ///< llvm.readcyclecounter: the TSC on x86-64, inline.
   Call = 1, ///< gj_profile_now(): nanoseconds, where there is no usable TSC.
+  /// Sampling: one store of the Apply's id per Apply (and its call count);
+  /// a sampler thread attributes time (runtime/SampleRuntime.h). The
+  /// whole call is timed with gj_profile_now().
+  Sample = 2,
 };
 
 struct InstrumentAppliesOptions {

@@ -2,6 +2,7 @@
 
 #include "runtime/Clock.h"
 #include "runtime/RuntimeABI.h"
+#include "runtime/SampleRuntime.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -121,6 +122,11 @@ ProfileClock::ProfileClock(bool InvariantTsc, double TscHz, double OverheadNs)
 }
 
 std::string ProfileClock::clockName(uint32_t Clock) const {
+  if (Clock == GJ_PROFILE_CLOCK_SAMPLE)
+    return "sampled every " +
+           std::to_string(SampleRuntime::intervalNs() / 1000) +
+           " us by a sampler thread (profiling__mode=sample: the Applies' "
+           "times are estimates, their calls exact)";
   if (Clock == preferredClock())
     return Name;
   if (Clock == GJ_PROFILE_CLOCK_CALL)
@@ -152,12 +158,15 @@ uint32_t ProfileClock::preferredClock() const {
 }
 
 double ProfileClock::seconds(uint64_t Ticks, uint32_t Clock) const {
-  if (Clock == GJ_PROFILE_CLOCK_CALL)
+  if (Clock == GJ_PROFILE_CLOCK_CALL || Clock == GJ_PROFILE_CLOCK_SAMPLE)
     return double(Ticks) * 1e-9;
   return TscHz > 0 ? double(Ticks) / TscHz : 0;
 }
 
 uint64_t ProfileClock::ticks(double Seconds, uint32_t Clock) const {
-  double PerSecond = Clock == GJ_PROFILE_CLOCK_CALL ? 1e9 : TscHz;
+  double PerSecond =
+      Clock == GJ_PROFILE_CLOCK_CALL || Clock == GJ_PROFILE_CLOCK_SAMPLE
+          ? 1e9
+          : TscHz;
   return Seconds > 0 ? uint64_t(Seconds * PerSecond + 0.5) : 0;
 }

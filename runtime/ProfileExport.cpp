@@ -23,7 +23,10 @@ llvm::StringRef classOf(llvm::StringRef Op) { return Op.split('{').first; }
 void writeFunction(llvm::json::OStream &J, const gj_profile_desc &D) {
   const ProfileClock &Clock = ProfileClock::get();
   ProfileTotals T = ProfileRuntime::totals(D);
-  double Overhead = Clock.overheadNsPerApply() * 1e-9;
+  // Sampled ticks include none of the instrumentation's cost.
+  double OverheadNs =
+      D.clock == GJ_PROFILE_CLOCK_SAMPLE ? 0 : Clock.overheadNsPerApply();
+  double Overhead = OverheadNs * 1e-9;
   double CallSeconds = Clock.seconds(T.DriverTicks, D.clock);
   J.object([&] {
     J.attribute("name", D.function);
@@ -31,7 +34,7 @@ void writeFunction(llvm::json::OStream &J, const gj_profile_desc &D) {
     J.attribute("call_seconds", CallSeconds);
     J.attribute("driver_seconds", CallSeconds);
     J.attribute("clock", Clock.clockName(D.clock));
-    J.attribute("instrumentation_ns_per_apply", Clock.overheadNsPerApply());
+    J.attribute("instrumentation_ns_per_apply", OverheadNs);
     J.attributeArray("applies", [&] {
       for (uint32_t I = 0; I < D.num_applies; ++I) {
         const gj_profile_apply &A = D.applies[I];

@@ -2,6 +2,7 @@
 
 #include "runtime/ProfileRuntime.h"
 #include "runtime/ProfileExport.h"
+#include "runtime/SampleRuntime.h"
 #include "runtime/TickHistogram.h"
 #include "llvm/Support/Compiler.h"
 #include <algorithm>
@@ -220,6 +221,7 @@ void ProfileRuntime::reset(const gj_profile_desc &Desc) {
 }
 
 void ProfileRuntime::forget(const gj_profile_desc &Desc) {
+  SampleRuntime::forget(Desc);
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
   Generation.fetch_add(1, std::memory_order_acq_rel);
@@ -244,6 +246,7 @@ llvm::ArrayRef<RuntimeSymbol> ProfileRuntime::symbols() {
       {"gj_profile_enter", reinterpret_cast<void *>(&gj_profile_enter)},
       {"gj_profile_exit", reinterpret_cast<void *>(&gj_profile_exit)},
       {"gj_profile_now", reinterpret_cast<void *>(&gj_profile_now)},
+      {"gj_sample_enter", reinterpret_cast<void *>(&gj_sample_enter)},
   };
   return Symbols;
 }

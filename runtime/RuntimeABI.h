@@ -117,6 +117,10 @@ typedef struct gj_profile_apply {
 /* The clock an instrumented function reads. */
 #define GJ_PROFILE_CLOCK_TSC 0  /* llvm.readcyclecounter ticks */
 #define GJ_PROFILE_CLOCK_CALL 1 /* gj_profile_now() nanoseconds */
+/* Sampling (version 5): the Applies' ticks are nanoseconds that a sampler
+ * thread attributed to whichever Apply each thread was running (one store
+ * per Apply in the code, gj_sample_enter); the call's, gj_profile_now's. */
+#define GJ_PROFILE_CLOCK_SAMPLE 2
 /* Apply ids must be below this (the counter block is indexed by id). */
 #define GJ_PROFILE_MAX_APPLIES (1 << 20)
 
@@ -141,6 +145,20 @@ void gj_profile_exit(const gj_profile_desc *desc, gj_apply_counter *counters,
                      uint64_t driver_ticks);
 /* The fallback clock (GJ_PROFILE_CLOCK_CALL): CLOCK_MONOTONIC_RAW in ns. */
 uint64_t gj_profile_now(void);
+
+/* Sampling: the calling thread's slot, which code instrumented with
+ * clock=sample points at desc and counters on entry, sets `apply` to each
+ * Apply's id before it runs (a relaxed atomic store) and to -1 before it
+ * returns. A sampler thread, started on the first call, adds the time
+ * since its last look to counters[apply].ticks of every thread's slot
+ * (runtime/SampleRuntime.h). */
+typedef struct gj_sample_slot {
+  const gj_profile_desc *desc;
+  gj_apply_counter *counters;
+  int32_t apply;
+} gj_sample_slot;
+gj_sample_slot *gj_sample_enter(const gj_profile_desc *desc,
+                                gj_apply_counter *counters);
 /* Writes every instrumented function's counters so far as graphjit's
  * profile JSON to `path`, for `graphjit-prof summary` (version 5); 0, or
  * non-zero after printing why. A program also writes it at exit when

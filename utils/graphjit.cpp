@@ -182,6 +182,12 @@ static cl::opt<bool> IgnoreFirstCall(
     "profiling__ignore_first_call",
     cl::desc("Leave the first call out of the profile"),
     cl::cat(ProfileCategory));
+static cl::opt<std::string> ProfileMode(
+    "profile-mode",
+    cl::desc("How -profile times the Applies: exact (a clock read around "
+             "each; the default) or sample (one store per Apply and a "
+             "sampler thread; profiling__mode)"),
+    cl::value_desc("exact|sample"), cl::cat(ProfileCategory));
 static cl::opt<bool> ProfileDistributions(
     "profile-distributions",
     cl::desc("Profile (as -profile) and keep every Apply's time per call: "
@@ -411,6 +417,8 @@ static Expected<Flags> commandLineFlags() {
     PF.ProfilingIgnoreFirstCall = IgnoreFirstCall;
   if (ProfileDistributions)
     PF.ProfilingDistributions = true;
+  if (ProfileMode.getNumOccurrences())
+    PF.ProfilingMode = ProfileMode;
   if (OptimizerOpt.getNumOccurrences())
     PF.Optimizer = OptimizerOpt;
   if (OptimizerExcluding.getNumOccurrences())

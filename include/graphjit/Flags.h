@@ -44,6 +44,11 @@ struct Flags {
   /// Keep the distribution of every Apply's per-call time (min, median,
   /// p90, max in the report and the JSON; a noise-aware diff).
   bool ProfilingDistributions = false;
+  /// How the Applies are timed: "exact" (a clock read around each) or
+  /// "sample" (one store per Apply and a sampler thread that looks every
+  /// ProfilingSampleUs microseconds; the times are estimates).
+  std::string ProfilingMode = "exact";
+  unsigned ProfilingSampleUs = 100;
   /// Write a timeline of every profiled call at exit: one slice per Apply
   /// per call, in Chrome's trace-event JSON that Perfetto's UI and
   /// chrome://tracing open (docs/profiling.md, "Timeline"). Implies

@@ -87,6 +87,9 @@ struct CompileOptions {
   /// median, p90, max; the first call apart). Implies Profile.
   /// GRAPHJIT_FLAGS=profiling__distributions=True turns it on.
   bool ProfileDistributions = false;
+  /// Time the Applies by sampling (profiling__mode=sample): one store per
+  /// Apply, a sampler thread attributes the time. Implies Profile.
+  bool ProfileSample = false;
   /// Also record every call's timeline (one slice per Apply per call) for
   /// the trace file GRAPHJIT_FLAGS=profiling__trace=FILE names, written at
   /// exit or by writeProcessTrace(). Implies Profile; set by that flag.

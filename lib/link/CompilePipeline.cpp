@@ -32,6 +32,7 @@
 #include "ops/GpuOps.h"
 #include "passes/InstrumentApplies.h"
 #include "runtime/Clock.h"
+#include "runtime/SampleRuntime.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -69,7 +70,8 @@ private:
   Error resolveOptions();
   bool isProfiled() const {
     return Opts.Profile || Opts.ProfileMemory || Opts.ProfileOptimizer ||
-           Opts.ProfileDistributions || Opts.Trace || Opts.ProfileInto;
+           Opts.ProfileDistributions || Opts.ProfileSample || Opts.Trace ||
+           Opts.ProfileInto;
   }
   /// Runs Step's Body, adds its time and prints its result if asked.
   Error step(CompileStep Step, llvm::function_ref<Error()> Body);
@@ -173,11 +175,25 @@ Error CompilePipeline::resolveOptions() {
   Opts.ProfileMemory |= Fl->ProfileMemory;
   Opts.ProfileOptimizer |= Fl->ProfileOptimizer;
   Opts.Trace |= !Fl->ProfilingTrace.empty();
+  if (Fl->ProfilingMode != "exact" && Fl->ProfilingMode != "sample")
+    return llvm::createStringError("profiling__mode is '" +
+                                   Fl->ProfilingMode +
+                                   "'; expected exact or sample");
+
   Opts.AllowGC &= Fl->AllowGC;
   // A trace alone times the Applies but reports nothing at exit.
   if ((Fl->Profile || Fl->ProfileMemory || Fl->ProfileOptimizer) &&
       !Opts.ProfileInto && !Opts.Profile)
     Opts.ProfileInto = processProfileStats();
+  // The mode only says how a profiled function is timed.
+  if (Fl->ProfilingMode == "sample" && isProfiled())
+    Opts.ProfileSample = true;
+  if (Opts.ProfileSample && Opts.Trace)
+    return llvm::createStringError(
+        "profiling__mode=sample cannot record a timeline (profiling__trace): "
+        "a slice needs each Apply's own times");
+  if (Opts.ProfileSample)
+    SampleRuntime::setIntervalNs(uint64_t(Fl->ProfilingSampleUs) * 1000);
   if (Opts.Trace)
     startProcessTrace(*Fl);
   if (Opts.Rewrite) {
@@ -292,6 +308,8 @@ Error CompilePipeline::instrument() {
   IO.Clock = ProfileClock::get().preferredClock() == GJ_PROFILE_CLOCK_TSC
                  ? CounterClock::Tsc
                  : CounterClock::Call;
+  if (Opts.ProfileSample)
+    IO.Clock = CounterClock::Sample;
   IO.Memory = Opts.ProfileMemory;
   IO.Trace = Opts.Trace;
   if (Error E = instrumentApplies(*Lowered.Module, IO).takeError())

@@ -177,7 +177,8 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
   // be in the same ticks.
   if (D)
     Tsc = D->clock == GJ_PROFILE_CLOCK_TSC;
-  if (D && Distributions)
+  // A sampled function's ticks are the sampler's, not per call.
+  if (D && Distributions && D->clock != GJ_PROFILE_CLOCK_SAMPLE)
     ProfileRuntime::recordDistributions(*D);
   for (ApplyProfile &A : Base.Applies)
     A.Compiled = A.Id < C.size() && C[A.Id];
@@ -253,12 +254,12 @@ FunctionProfile FunctionProfiler::snapshot() const {
   const ProfileClock &Clock = ProfileClock::get();
   uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
   auto Seconds = [&](uint64_t Ticks) { return Clock.seconds(Ticks, ClockKind); };
-  double Overhead = Desc ? Clock.overheadNsPerApply() * 1e-9 : 0;
+  double Overhead = instrumentationSeconds();
 
   P.Calls = Calls.load();
   P.CallSeconds = Seconds(CallTicks.load());
   P.Clock = Clock.clockName(ClockKind);
-  P.InstrumentationNsPerApply = Desc ? Clock.overheadNsPerApply() : 0;
+  P.InstrumentationNsPerApply = instrumentationSeconds() * 1e9;
   P.Compile = Times;
   P.Compile.Validate = ValidateSeconds;
 
@@ -342,7 +343,7 @@ void FunctionProfiler::addDistributions(
     return;
   const ProfileClock &Clock = ProfileClock::get();
   uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
-  double Overhead = Desc ? Clock.overheadNsPerApply() * 1e-9 : 0;
+  double Overhead = instrumentationSeconds();
   auto Seconds = [&](uint64_t Ticks) {
     return std::max(0.0, Clock.seconds(Ticks, ClockKind) - Overhead);
   };
@@ -362,4 +363,11 @@ void FunctionProfiler::addDistributions(
     if (!Buckets.empty())
       A.Distribution = distributionOf(std::move(Buckets));
   }
+}
+
+double FunctionProfiler::instrumentationSeconds() const {
+  // The sampler's ticks include none of the instrumentation's cost.
+  if (!Desc || Desc->clock == GJ_PROFILE_CLOCK_SAMPLE)
+    return 0;
+  return ProfileClock::get().overheadNsPerApply() * 1e-9;
 }

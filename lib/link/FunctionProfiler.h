@@ -107,6 +107,9 @@ private:
   void recordTensors(const Apply &A, const std::vector<NDArray> &Values);
   void recordOutputSizes(const Apply &A, const std::vector<NDArray> &Values);
   void addMeasuredMemory(FunctionProfile &P) const;
+  /// What the instrumentation costs per Apply call, subtracted (0 where
+  /// nothing is instrumented, or the times are sampled).
+  double instrumentationSeconds() const;
   /// Every Apply's histogram now (TickBuckets counts each; empty without
   /// distributions); with the lock held for the first call's.
   std::vector<uint64_t> histograms(const ProfileTotals *T) const;

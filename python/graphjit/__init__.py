@@ -75,7 +75,8 @@ def write_trace():
 def function(graph, *, profile=None, linker="c|py", optimizer=None,
              optimizer_excluding=None, optimizer_including=None,
              allow_gc=None, profile_memory=False, profile_optimizer=False,
-             profile_distributions=False, device=None, opt_level=2):
+             profile_distributions=False, profile_mode="exact", device=None,
+             opt_level=2):
     """Compiles a Graph (Module.graph(name), GraphBuilder.finish()).
 
     Theano's keywords: profile (True, a name, or a ProfileStats shared with
@@ -83,8 +84,9 @@ def function(graph, *, profile=None, linker="c|py", optimizer=None,
     "fast_compile", "merge", "None"), optimizer_excluding/including ("a:b"),
     allow_gc, profile_memory, profile_optimizer; profile_distributions
     (every Apply's time per call as min, median, p90 and max, the first
-    call apart); and device ("cpu", "cuda", "cuda-emulated") and opt_level
-    (LLVM's, 0-3). Keywords left out take
+    call apart); profile_mode ("exact", or "sample": one store per Apply and
+    a sampler thread, the times estimates); and device ("cpu", "cuda",
+    "cuda-emulated") and opt_level (LLVM's, 0-3). Keywords left out take
     GRAPHJIT_FLAGS's values.
     """
     return _graphjit.compile(
@@ -93,6 +95,7 @@ def function(graph, *, profile=None, linker="c|py", optimizer=None,
         optimizer_including=optimizer_including, allow_gc=allow_gc,
         profile_memory=profile_memory, profile_optimizer=profile_optimizer,
         profile_distributions=profile_distributions,
+        profile_mode=profile_mode,
         device=device, opt_level=opt_level,
         **_profile_keywords(profile))
 

@@ -47,6 +47,7 @@ struct KeywordOptions {
   std::optional<bool> AllowGC;
   bool Profile = false, ProfileMemory = false, ProfileOptimizer = false;
   bool ProfileDistributions = false;
+  std::string ProfileMode = "exact";
   std::optional<ProfileHandle> Stats;
   unsigned OptLevel = 2;
 };
@@ -78,8 +79,12 @@ static FunctionHandle compileGraph(const GraphHandle &G,
   O.ProfileMemory = K.ProfileMemory;
   O.ProfileOptimizer = K.ProfileOptimizer;
   O.ProfileDistributions = K.ProfileDistributions;
+  if (K.ProfileMode != "exact" && K.ProfileMode != "sample")
+    throw nb::value_error(("profile_mode: expected \"exact\" or \"sample\", "
+                           "not \"" + K.ProfileMode + "\"").c_str());
+  O.ProfileSample = K.ProfileMode == "sample";
   O.Profile = K.Profile || K.Stats || K.ProfileMemory || K.ProfileOptimizer ||
-              K.ProfileDistributions;
+              K.ProfileDistributions || O.ProfileSample;
   std::optional<ProfileHandle> Stats = K.Stats;
   if (O.Profile && !Stats)
     Stats = ProfileHandle{std::make_shared<ProfileStats>(""), ""};
@@ -336,7 +341,8 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
          std::optional<std::string> Including, std::optional<bool> AllowGC,
          bool Profile, std::optional<ProfileHandle> Stats, bool ProfileMemory,
          bool ProfileOptimizer, bool ProfileDistributions,
-         std::optional<std::string> Device, unsigned OptLevel) {
+         std::string ProfileMode, std::optional<std::string> Device,
+         unsigned OptLevel) {
         KeywordOptions K;
         K.Linker = Linker;
         K.Optimizer = std::move(Optimizer);
@@ -348,6 +354,7 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
         K.ProfileMemory = ProfileMemory;
         K.ProfileOptimizer = ProfileOptimizer;
         K.ProfileDistributions = ProfileDistributions;
+        K.ProfileMode = std::move(ProfileMode);
         K.Device = std::move(Device);
         K.OptLevel = OptLevel;
         return compileGraph(G, K);
@@ -357,7 +364,8 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
       "optimizer_including"_a = nb::none(), "allow_gc"_a = nb::none(),
       "profile"_a = false, "profile_stats"_a = nb::none(),
       "profile_memory"_a = false, "profile_optimizer"_a = false,
-      "profile_distributions"_a = false, "device"_a = nb::none(),
+      "profile_distributions"_a = false, "profile_mode"_a = "exact",
+      "device"_a = nb::none(),
       "opt_level"_a = 2,
       "Compiles a graph (graphjit.function gives it Theano's keywords).");
 }

@@ -209,3 +209,13 @@ def test_plot_draws_the_profile_as_svg(tmp_path, rng):
     ns = "{http://www.w3.org/2000/svg}"
     assert len(charts[1].findall(ns + "g")) == 5  # n_apply rows of Applies
     assert len(charts[3].findall(ns + "rect")) == len(p.rows())
+
+
+def test_sampling_mode_counts_calls_exactly_and_says_so(rng):
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    f = run_steps(m, "train", 5, rng, profile=True, profile_mode="sample")
+    p = f.profile.profile()
+    assert p.functions[0]["clock"].startswith("sampled every")
+    assert {r.calls for r in p.rows()} == {5}
+    with pytest.raises(ValueError, match="profile_mode"):
+        m.function("train", profile=True, profile_mode="fast")

@@ -4,7 +4,7 @@
 ; RUN: %opt -load-pass-plugin=%graphjit_plugin -passes='graphjit-instrument<clock=tsc>' -S %s | FileCheck %s --check-prefixes=CHECK,TSC
 ; An unknown clock is an error.
 ; RUN: not %opt -load-pass-plugin=%graphjit_plugin -passes='graphjit-instrument<clock=wall>' -S %s 2>&1 | FileCheck %s --check-prefix=BAD
-; BAD: error: invalid graphjit-instrument parameter 'clock=wall' (expected clock=tsc, clock=call, memory or trace)
+; BAD: error: invalid graphjit-instrument parameter 'clock=wall' (expected clock=tsc, clock=call, clock=sample, memory or trace)
 
 ; CALL: @f.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 5, i32 1, ptr @{{[^,]*}}, i32 1, ptr @f.gj_applies, i32 1 }
 ; TSC:  @f.gj_profile = constant { i32, i32, ptr, i32, ptr, i32 } { i32 5, i32 1, ptr @{{[^,]*}}, i32 1, ptr @f.gj_applies, i32 0 }

@@ -57,7 +57,7 @@ define i32 @gj_driver(ptr %frame) {
 }
 
 ; PIPE: graphjit-instrument<clock=tsc;memory>
-; BAD: invalid graphjit-instrument parameter 'memroy' (expected clock=tsc, clock=call, memory or trace)
+; BAD: invalid graphjit-instrument parameter 'memroy' (expected clock=tsc, clock=call, clock=sample, memory or trace)
 
 !0 = !{i32 0, !"A(x)", !"", !"C"}
 !1 = !{i32 1, !"B(x)", !"", !"C"}

@@ -1,0 +1,114 @@
+//===- SampleRuntime.cpp - The sampling profiler's thread -----------------===//
+
+#include "runtime/SampleRuntime.h"
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace graphjit;
+
+namespace {
+
+// Never destroyed: the sampler and exiting threads use them during exit.
+struct Sampler {
+  std::mutex Lock; ///< Slots, and what they point at while read.
+  std::vector<gj_sample_slot *> Slots;
+  std::atomic<uint64_t> IntervalNs{100000};
+  std::atomic<uint64_t> Samples{0};
+  std::once_flag Started;
+};
+Sampler &sampler() {
+  static Sampler *S = new Sampler;
+  return *S;
+}
+
+uint64_t monotonicNs() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
+}
+
+int32_t relaxedLoad(const int32_t &X) {
+  return __atomic_load_n(&X, __ATOMIC_RELAXED);
+}
+
+[[noreturn]] void sampleForever() {
+  Sampler &S = sampler();
+  uint64_t Last = monotonicNs();
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(
+        S.IntervalNs.load(std::memory_order_relaxed)));
+    uint64_t Now = monotonicNs(), Elapsed = Now - Last;
+    Last = Now;
+    std::lock_guard<std::mutex> Guard(S.Lock);
+    for (gj_sample_slot *Slot : S.Slots) {
+      int32_t Apply = relaxedLoad(Slot->apply);
+      const gj_profile_desc *D = Slot->desc;
+      if (Apply < 0 || !D || uint32_t(Apply) >= D->num_counters)
+        continue;
+      // Only the sampler writes ticks in this mode; its owner, calls.
+      __atomic_fetch_add(&Slot->counters[Apply].ticks, Elapsed,
+                         __ATOMIC_RELAXED);
+    }
+    S.Samples.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+/// A thread's slot, registered while the thread lives.
+struct ThreadSlot {
+  gj_sample_slot Slot{nullptr, nullptr, -1};
+  ThreadSlot() {
+    Sampler &S = sampler();
+    std::lock_guard<std::mutex> Guard(S.Lock);
+    S.Slots.push_back(&Slot);
+  }
+  ~ThreadSlot() {
+    Sampler &S = sampler();
+    std::lock_guard<std::mutex> Guard(S.Lock);
+    S.Slots.erase(std::remove(S.Slots.begin(), S.Slots.end(), &Slot),
+                  S.Slots.end());
+  }
+};
+
+} // namespace
+
+extern "C" gj_sample_slot *gj_sample_enter(const gj_profile_desc *D,
+                                           gj_apply_counter *Counters) {
+  thread_local ThreadSlot T;
+  Sampler &S = sampler();
+  std::call_once(S.Started, [] { std::thread(sampleForever).detach(); });
+  // desc and counters change only between calls, under the lock, so that
+  // the sampler never pairs one function's id with another's counters.
+  if (T.Slot.desc != D || T.Slot.counters != Counters) {
+    std::lock_guard<std::mutex> Guard(S.Lock);
+    T.Slot.desc = D;
+    T.Slot.counters = Counters;
+  }
+  return &T.Slot;
+}
+
+void SampleRuntime::setIntervalNs(uint64_t Ns) {
+  sampler().IntervalNs.store(std::max<uint64_t>(Ns, 1000),
+                             std::memory_order_relaxed);
+}
+
+uint64_t SampleRuntime::intervalNs() {
+  return sampler().IntervalNs.load(std::memory_order_relaxed);
+}
+
+uint64_t SampleRuntime::samples() {
+  return sampler().Samples.load(std::memory_order_relaxed);
+}
+
+void SampleRuntime::forget(const gj_profile_desc &Desc) {
+  Sampler &S = sampler();
+  std::lock_guard<std::mutex> Guard(S.Lock);
+  for (gj_sample_slot *Slot : S.Slots)
+    if (Slot->desc == &Desc) {
+      Slot->desc = nullptr;
+      Slot->counters = nullptr;
+    }
+}
