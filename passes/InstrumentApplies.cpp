@@ -199,6 +199,11 @@ private:
   void runSampled(Value *CallStart);
   Value *Slot = nullptr; ///< Sampling: the thread's gj_sample_slot.
   void setCurrentApply(IRBuilder<> &B, int32_t Id);
+  /// Before every return: Before, the call's end read, gj_profile_exit
+  /// with the call's time, then After (given the end read).
+  void exitEveryReturn(Value *CallStart,
+                       function_ref<void(IRBuilder<> &)> Before,
+                       function_ref<void(IRBuilder<> &, Value *End)> After);
   void countCall(IRBuilder<> &B, const MarkedApply &A);
   /// With Trace: the slice of Apply Id (-1: the call) on the timeline.
   void traceSlice(IRBuilder<> &B, int32_t Id, Value *Start, Value *End);
@@ -304,6 +309,13 @@ void FunctionInstrumenter::runSampled(Value *CallStart) {
     setCurrentApply(BA, int32_t(A.Id));
     countCall(BA, A);
   }
+  exitEveryReturn(CallStart, [&](IRBuilder<> &B) { setCurrentApply(B, -1); },
+                  [](IRBuilder<> &, Value *) {});
+}
+
+void FunctionInstrumenter::exitEveryReturn(
+    Value *CallStart, function_ref<void(IRBuilder<> &)> Before,
+    function_ref<void(IRBuilder<> &, Value *End)> After) {
   FunctionCallee Exit = M.getOrInsertFunction(
       "gj_profile_exit",
       FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, I64}, false));
@@ -313,10 +325,11 @@ void FunctionInstrumenter::runSampled(Value *CallStart) {
       Returns.push_back(Ret);
   for (ReturnInst *Ret : Returns) {
     IRBuilder<> BR(Ret);
-    setCurrentApply(BR, -1);
+    Before(BR);
     Value *End = readClock(BR);
     BR.CreateCall(Exit,
                   {Desc, Counters, BR.CreateSub(End, CallStart, "gj.dt")});
+    After(BR, End);
   }
   ++NumFunctions;
   NumApplies += Applies.size();
@@ -474,22 +487,10 @@ void FunctionInstrumenter::run() {
     }
   }
 
-  FunctionCallee Exit = M.getOrInsertFunction(
-      "gj_profile_exit",
-      FunctionType::get(Type::getVoidTy(Ctx), {Ptr, Ptr, I64}, false));
-  SmallVector<ReturnInst *, 4> Returns;
-  for (BasicBlock &BB : F)
-    if (auto *Ret = dyn_cast<ReturnInst>(BB.getTerminator()))
-      Returns.push_back(Ret);
-  for (ReturnInst *Ret : Returns) {
-    IRBuilder<> BR(Ret);
-    Value *End = readClock(BR);
-    BR.CreateCall(Exit,
-                  {Desc, Counters, BR.CreateSub(End, CallStart, "gj.dt")});
-    traceSlice(BR, -1, CallStart, End);
-  }
-  ++NumFunctions;
-  NumApplies += Applies.size();
+  exitEveryReturn(CallStart, [](IRBuilder<> &) {},
+                  [&](IRBuilder<> &B, Value *End) {
+                    traceSlice(B, -1, CallStart, End);
+                  });
 }
 
 void FunctionInstrumenter::hookMemory(Instruction *EnterAfter) {

@@ -111,6 +111,20 @@ static SummaryOptions summaryOptions() {
   return Opts;
 }
 
+/// Writes File through Write, keeping it only if all of it was written.
+static int writeOutput(StringRef File, function_ref<void(raw_ostream &)> Write) {
+  std::error_code EC;
+  ToolOutputFile Out(File, EC, sys::fs::OF_Text);
+  if (EC)
+    return fail(File + ": cannot write: " + EC.message());
+  Write(Out.os());
+  Out.os().flush();
+  if (Out.os().has_error())
+    return fail(File + ": cannot write: " + Out.os().error().message());
+  Out.keep();
+  return 0;
+}
+
 static int runSummary() {
   if (SummaryFiles.size() != 1)
     return fail("summary takes one profile (to sum runs, use merge)");
@@ -138,16 +152,8 @@ static int runMerge() {
     printSummary(outs(), *Sum, summaryOptions());
     return 0;
   }
-  std::error_code EC;
-  ToolOutputFile Out(OutputFile, EC, sys::fs::OF_Text);
-  if (EC)
-    return fail(OutputFile + ": cannot write: " + EC.message());
-  writeProfileJSON(Out.os(), *Sum);
-  Out.os().flush();
-  if (Out.os().has_error())
-    return fail(OutputFile + ": cannot write: " + Out.os().error().message());
-  Out.keep();
-  return 0;
+  return writeOutput(OutputFile,
+                     [&](raw_ostream &OS) { writeProfileJSON(OS, *Sum); });
 }
 
 static int runDiff() {
@@ -170,20 +176,14 @@ static int runPlot() {
   Expected<Profile> P = readProfileJSONFile(PlotFiles[0]);
   if (!P)
     return fail(P.takeError());
+  auto Write = [&](raw_ostream &OS) {
+    writeProfileHTML(OS, *P, summaryOptions());
+  };
   if (PlotOutput.empty()) {
-    writeProfileHTML(outs(), *P, summaryOptions());
+    Write(outs());
     return 0;
   }
-  std::error_code EC;
-  ToolOutputFile Out(PlotOutput, EC, sys::fs::OF_Text);
-  if (EC)
-    return fail(PlotOutput + ": cannot write: " + EC.message());
-  writeProfileHTML(Out.os(), *P, summaryOptions());
-  Out.os().flush();
-  if (Out.os().has_error())
-    return fail(PlotOutput + ": cannot write: " + Out.os().error().message());
-  Out.keep();
-  return 0;
+  return writeOutput(PlotOutput, Write);
 }
 
 int main(int argc, char **argv) {

@@ -82,6 +82,8 @@ Error Function::startProfiling(const CompiledCode *Code) {
       TraceRuntime::markCompiled(Code->Profile, Compiled);
     }
     Profiler->setCompiled(Code->Profile, std::move(Compiled));
+  } else if (Opts.Trace) {
+    Profiler->traceInterpreter(Graph);
   }
   if (Gpu) {
     // The tips name what could not move, and why.
@@ -208,8 +210,11 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
   auto EndLoop = llvm::make_scope_exit([&] {
     if (Memory)
       gj_memory_exit(Memory);
-    if (Profiler)
-      Profiler->driverRan(Profiler->now() - LoopStart);
+    if (Profiler) {
+      uint64_t End = Profiler->now();
+      Profiler->driverRan(End - LoopStart);
+      Profiler->interpreterSlice(-1, LoopStart, End);
+    }
   });
   for (unsigned Pos = 0; Pos < Sched.Order.size(); ++Pos) {
     const Apply &N = *Sched.Order[Pos];
@@ -226,7 +231,9 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
     if (E)
       return E;
     if (Profiler) {
-      Profiler->applyRan(N.id(), Profiler->now() - Start);
+      uint64_t End = Profiler->now();
+      Profiler->applyRan(N.id(), End - Start);
+      Profiler->interpreterSlice(int32_t(N.id()), Start, End);
       Profiler->nodeRan(N, S.Values);
     }
     if (Opts.AllowGC)

@@ -371,3 +371,33 @@ double FunctionProfiler::instrumentationSeconds() const {
     return 0;
   return ProfileClock::get().overheadNsPerApply() * 1e-9;
 }
+
+void FunctionProfiler::traceInterpreter(const FunctionGraph &F) {
+  // What the instrumentation pass would emit for JIT code, built here and
+  // kept for the process's life, with the strings it points at.
+  struct Owned {
+    gj_profile_desc Desc;
+    std::vector<gj_profile_apply> Applies;
+    std::vector<std::string> Strings;
+  };
+  auto *O = new Owned;
+  O->Strings.reserve(2 * F.numApplies() + 1);
+  O->Strings.push_back(F.name());
+  for (const Apply *N : F.applies()) {
+    O->Strings.push_back(N->displayName());
+    O->Strings.push_back(N->loc().isValid() ? N->loc().fileLine() : "");
+  }
+  for (const Apply *N : F.applies())
+    O->Applies.push_back({int32_t(N->id()),
+                          O->Strings[1 + 2 * O->Applies.size()].c_str(),
+                          O->Strings[2 + 2 * O->Applies.size()].c_str(),
+                          "Py"});
+  O->Desc = {GRAPHJIT_RUNTIME_ABI_VERSION,
+             uint32_t(F.numApplies()),
+             O->Strings[0].c_str(),
+             uint32_t(O->Applies.size()),
+             O->Applies.data(),
+             Tsc ? uint32_t(GJ_PROFILE_CLOCK_TSC) : uint32_t(GJ_PROFILE_CLOCK_CALL)};
+  InterpreterTrace = &O->Desc;
+  TraceRuntime::nameFunction(InterpreterTrace, F.name());
+}

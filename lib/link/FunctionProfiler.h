@@ -54,6 +54,16 @@ public:
                  double Start = 0);
   /// The function's calls go on the timeline (CompileOptions::Trace).
   void setTraced(bool On) { Traced = On; }
+  /// The py linker's calls go on the timeline too, under a descriptor of
+  /// their own made from F (never freed: the trace is written at exit,
+  /// when the function may be gone).
+  void traceInterpreter(const FunctionGraph &F);
+  /// With traceInterpreter(): Apply Id (-1: the whole call) ran from Start
+  /// to End (ticks of now()).
+  void interpreterSlice(int32_t Id, uint64_t Start, uint64_t End) const {
+    if (InterpreterTrace)
+      gj_trace_slice(InterpreterTrace, Id, Start, End);
+  }
   /// Records memory too (profile_memory), for F run with or without gc;
   /// Plan: where its values would live without profile_memory (null: the
   /// py linker, which plans nothing).
@@ -121,6 +131,7 @@ private:
   /// The clock now() reads: the TSC, or gj_profile_now (decided once).
   bool Tsc;
   bool Traced = false;
+  const gj_profile_desc *InterpreterTrace = nullptr;
   CompileTimes Times;
   double ValidateSeconds = 0;
   bool IgnoreFirstCall;

@@ -283,12 +283,14 @@ TEST(InstrumentApplies, ParsedFromAPipelineString) {
   EXPECT_FALSE(bool(PB.parsePassPipeline(MPM, "graphjit-instrument")));
   EXPECT_FALSE(
       bool(PB.parsePassPipeline(MPM, "graphjit-instrument<clock=call>")));
+  EXPECT_FALSE(
+      bool(PB.parsePassPipeline(MPM, "graphjit-instrument<clock=sample>")));
   Expected<InstrumentAppliesOptions> Bad =
       InstrumentAppliesPass::parseParams("clock=wall");
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(toString(Bad.takeError()),
             "invalid graphjit-instrument parameter 'clock=wall' (expected "
-            "clock=tsc, clock=call, memory or trace)");
+            "clock=tsc, clock=call, clock=sample, memory or trace)");
 }
 
 } // namespace

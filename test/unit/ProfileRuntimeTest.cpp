@@ -165,11 +165,13 @@ TEST(ProfileRuntime, ResetAndForget) {
 
 TEST(ProfileRuntime, SymbolsForTheJit) {
   llvm::ArrayRef<RuntimeSymbol> S = ProfileRuntime::symbols();
-  ASSERT_EQ(S.size(), 3u);
+  ASSERT_EQ(S.size(), 4u);
   EXPECT_STREQ(S[0].Name, "gj_profile_enter");
   EXPECT_EQ(S[0].Address, reinterpret_cast<void *>(&gj_profile_enter));
   EXPECT_STREQ(S[1].Name, "gj_profile_exit");
   EXPECT_STREQ(S[2].Name, "gj_profile_now");
+  EXPECT_STREQ(S[3].Name, "gj_sample_enter");
+  EXPECT_EQ(S[3].Address, reinterpret_cast<void *>(&gj_sample_enter));
 }
 
 } // namespace
