@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(cmake ninja-build g++ llvm-19-dev llvm-19-tools clang-19
           libclang-rt-19-dev libopenblas-dev libgtest-dev python3 python3-numpy
-          python3-venv python3-dev)
+          python3-venv python3-dev librsvg2-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -1,10 +1,15 @@
 """Reads back the page `graphjit-prof plot` drew for a profile: every SVG
 chart parses as XML, and each draws what the profile holds (a bar per Op
 and per Apply, longest first; a row per Apply with a distribution; a step
-per Apply of the call, the tallest marked as the peak).
-Usage: check_plot.py PAGE.html PROFILE.json N_OPS N_APPLY"""
+per Apply of the call, the tallest marked as the peak). With --render,
+each chart is also rendered by librsvg (rsvg-convert) with the page's
+style, to a PNG of the chart's size.
+Usage: check_plot.py PAGE.html PROFILE.json N_OPS N_APPLY [--render DIR]"""
 import json
+import os
 import re
+import struct
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
@@ -47,4 +52,19 @@ if "memory" in f:
     # "peak 1.2 KB at Apply #3" names the tallest step's Apply.
     assert tallest.split(" ")[0] == "#" + peak.rsplit("#", 1)[1], (tallest, peak)
     kinds.append("memory")
+if len(sys.argv) > 6 and sys.argv[5] == "--render":
+    style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    svgs = re.findall(r"<svg .*?</svg>", page, re.S)
+    for i, (svg, chart) in enumerate(zip(svgs, charts)):
+        name = os.path.join(sys.argv[6], "chart%d" % i)
+        with open(name + ".svg", "w") as out:
+            out.write(svg.replace(">", "><style>%s</style>" % style, 1))
+        subprocess.run(["rsvg-convert", "-b", "white", name + ".svg",
+                        "-o", name + ".png"], check=True)
+        png = open(name + ".png", "rb").read()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n", name
+        width, height = struct.unpack(">II", png[16:24])
+        assert (width, height) == (int(chart.get("width")),
+                                   int(chart.get("height"))), (width, height)
+    kinds.append("rendered")
 print("ok", " ".join(kinds))
