@@ -69,6 +69,8 @@ DiffRow::Status statusOf(int A, int B, bool Same) {
   return Same ? DiffRow::Same : DiffRow::Changed;
 }
 
+void markGroupNoise(const Profile &A, const Profile &B, ProfileDiff &D);
+
 /// Matches rows with equal keys and appends the result to Out.
 void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
                std::vector<DiffRow> &Out) {
@@ -182,6 +184,33 @@ std::vector<const FunctionProfile *> named(const Profile &P, StringRef Name) {
   return Out;
 }
 
+/// A Class or Op row that changed is noise when every Apply of it, in
+/// both profiles, has a distribution and none changed beyond its noise.
+void markGroupNoise(const Profile &A, const Profile &B, ProfileDiff &D) {
+  StringMap<bool> Significant; // Apply rows by "function: name".
+  for (const DiffRow &R : D.Applies)
+    if (R.MedianA)
+      Significant[R.Function + ": " + R.Key] = R.State == DiffRow::Changed;
+  // Per Op and per Class: whether all their Applies were judged noise.
+  StringMap<bool> OpNoise, ClassNoise;
+  for (const Profile *P : {&A, &B})
+    for (const FunctionProfile &F : P->Functions)
+      for (const ApplyProfile &Ap : F.Applies) {
+        auto It = Significant.find(F.Name + ": " + Ap.Name);
+        bool Noise = It != Significant.end() && !It->second;
+        for (auto [Map, Key] : {std::pair{&OpNoise, &Ap.Op},
+                                std::pair{&ClassNoise, &Ap.OpClass}}) {
+          auto [Entry, New] = Map->try_emplace(*Key, Noise);
+          Entry->second = Entry->second && Noise;
+        }
+      }
+  for (auto [Rows, Map] : {std::pair{&D.Classes, &ClassNoise},
+                           std::pair{&D.Ops, &OpNoise}})
+    for (DiffRow &R : *Rows)
+      if (R.State == DiffRow::Changed && Map->lookup(R.Key))
+        R.State = DiffRow::Noise;
+}
+
 } // namespace
 
 bool significantChange(const TimeDistribution &A, const TimeDistribution &B) {
@@ -237,6 +266,7 @@ ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
       ++D.AppliesWithDistributions;
       D.SignificantApplies += R.State == DiffRow::Changed;
     }
+  markGroupNoise(A, B, D);
   sortRows(D.Classes);
   sortRows(D.Ops);
   sortRows(D.Applies);

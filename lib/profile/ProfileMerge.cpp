@@ -226,7 +226,9 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
     A.OnDevice |= B.OnDevice;
     // Runs' distributions add up, bucket by bucket; a run without one
     // leaves the sum without. The first call stays the first run's.
-    if (A.Distribution && B.Distribution) {
+    // A distribution read without its buckets cannot be added to.
+    if (A.Distribution && B.Distribution && !A.Distribution->Buckets.empty() &&
+        !B.Distribution->Buckets.empty()) {
       std::vector<TimeBucket> Buckets = A.Distribution->Buckets;
       llvm::append_range(Buckets, B.Distribution->Buckets);
       A.Distribution = distributionOf(std::move(Buckets));
