@@ -238,6 +238,10 @@ struct FunctionProfile {
   uint64_t GpuPeakBytes = 0, GpuPeakReservedBytes = 0;
   /// The first call, whole (unset: no call ran).
   std::optional<double> FirstCallSeconds;
+  /// Whether the totals (calls and seconds, the function's and the
+  /// Applies') include that first call (profiling__ignore_first_call off),
+  /// so that the diff can leave it out.
+  bool FirstCallInTotals = false;
 
   /// Time in thunks: the sum of the Applies' seconds.
   double thunkSeconds() const;
@@ -447,6 +451,9 @@ struct ProfileDiff {
   double CallSecondsA = 0, CallSecondsB = 0;
   uint64_t CallsA = 0, CallsB = 0;
   std::vector<std::string> FunctionsAdded, FunctionsRemoved;
+  /// Whether a side's first call was left out of its rows (its totals
+  /// included it, and it was kept apart).
+  bool FirstCallLeftOutA = false, FirstCallLeftOutB = false;
   /// Apply rows compared by their distributions, and of those the ones
   /// that changed beyond the noise.
   unsigned AppliesWithDistributions = 0, SignificantApplies = 0;

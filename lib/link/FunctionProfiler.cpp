@@ -280,8 +280,10 @@ FunctionProfile FunctionProfiler::snapshot() const {
   }
   {
     std::lock_guard<std::mutex> Guard(TensorLock);
-    if (FirstCallTicks)
+    if (FirstCallTicks) {
       P.FirstCallSeconds = Seconds(*FirstCallTicks);
+      P.FirstCallInTotals = !IgnoreFirstCall;
+    }
     for (unsigned I = 0; I < Counts.size() && I < FirstCall.size(); ++I) {
       if (FirstCall[I].calls)
         P.Applies[I].FirstCallSeconds = std::max(

@@ -90,7 +90,10 @@ void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
       if (!B[J].Loc.empty())
         R.Loc = B[J].Loc;
     }
-    R.State = statusOf(I, J, R.SecondsA == R.SecondsB && R.CallsA == R.CallsB);
+    // Equal up to rounding: leaving out a first call subtracts, and no
+    // clock resolves a picosecond.
+    bool SameTime = std::fabs(R.SecondsA - R.SecondsB) <= 1e-12;
+    R.State = statusOf(I, J, SameTime && R.CallsA == R.CallsB);
     // Where both sides kept distributions, their spread says whether a
     // change is one.
     if (I >= 0 && J >= 0 && A[I].Distribution && B[J].Distribution) {
@@ -219,8 +222,34 @@ bool significantChange(const TimeDistribution &A, const TimeDistribution &B) {
   return std::fabs(B.Median - A.Median) > std::max(Spread, Resolution);
 }
 
-ProfileDiff diffProfiles(const Profile &A, const Profile &B) {
+/// P in its steady state: each function's first call, where its totals
+/// include it and it was kept apart, left out of the function's and its
+/// Applies' calls and seconds. Whether any was.
+static bool leaveOutFirstCalls(Profile &P) {
+  bool Any = false;
+  for (FunctionProfile &F : P.Functions) {
+    if (!F.FirstCallInTotals || !F.FirstCallSeconds || F.Calls == 0)
+      continue;
+    Any = true;
+    F.FirstCallInTotals = false;
+    F.Calls -= 1;
+    F.CallSeconds = std::max(0.0, F.CallSeconds - *F.FirstCallSeconds);
+    for (ApplyProfile &Ap : F.Applies)
+      if (Ap.FirstCallSeconds && Ap.Calls > 0) {
+        Ap.Calls -= 1;
+        Ap.Seconds = std::max(0.0, Ap.Seconds - *Ap.FirstCallSeconds);
+      }
+  }
+  return Any;
+}
+
+ProfileDiff diffProfiles(const Profile &FullA, const Profile &FullB) {
   ProfileDiff D;
+  // The first call pays page faults and warm-up: it must not look like a
+  // change (docs/profiling.md, "Diffs").
+  Profile A = FullA, B = FullB;
+  D.FirstCallLeftOutA = leaveOutFirstCalls(A);
+  D.FirstCallLeftOutB = leaveOutFirstCalls(B);
   for (const FunctionProfile &F : A.Functions) {
     D.RewriteSecondsA += F.Compile.Rewrite;
     D.ValidateSecondsA += F.Compile.Validate;
@@ -392,6 +421,13 @@ void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
     OS << "  Functions only in A: " << join(D.FunctionsRemoved, ", ") << "\n";
   if (!D.FunctionsAdded.empty())
     OS << "  Functions only in B: " << join(D.FunctionsAdded, ", ") << "\n";
+  if (D.FirstCallLeftOutA || D.FirstCallLeftOutB)
+    OS << "  Steady state: the first call of each function is left out of "
+          "every row and total ("
+       << (D.FirstCallLeftOutA && D.FirstCallLeftOutB ? "A and B"
+           : D.FirstCallLeftOutA                        ? "A"
+                                                        : "B")
+       << "; profiles that kept it apart)\n";
   if (D.AppliesWithDistributions == 0)
     OS << "  Noise: unknown (profile with -profile-distributions, "
           "profiling__distributions=True, on both sides to tell changes "

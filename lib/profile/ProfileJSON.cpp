@@ -196,8 +196,10 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
     J.attribute("file", F.File);
     J.attribute("calls", F.Calls);
     J.attribute("call_seconds", finite(F.CallSeconds));
-    if (F.FirstCallSeconds)
+    if (F.FirstCallSeconds) {
       J.attribute("first_call_seconds", finite(*F.FirstCallSeconds));
+      J.attribute("first_call_in_totals", F.FirstCallInTotals);
+    }
     J.attribute("driver_seconds", finite(F.DriverSeconds));
     J.attributeObject("compile", [&] {
       for (unsigned I = 0; I < NumCompileSteps; ++I)
@@ -808,6 +810,9 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
     return E;
   if (Error E = getOptionalSeconds(**O, "first_call_seconds", Path,
                                    Out.FirstCallSeconds))
+    return E;
+  if (Error E = getBool(**O, "first_call_in_totals", Path, false,
+                        Out.FirstCallInTotals))
     return E;
   if (FileVersion >= 2)
     if (Error E = readMemory(**O, Path, Out.Memory))

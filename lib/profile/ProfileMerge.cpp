@@ -180,6 +180,12 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
   Into.InstrumentationNsPerApply =
       weighted(Into.InstrumentationNsPerApply, applyCalls(Into),
                F.InstrumentationNsPerApply, applyCalls(F));
+  // The first call kept apart stays the first run's (the diff leaves out
+  // that one only).
+  if (!Into.FirstCallSeconds) {
+    Into.FirstCallSeconds = F.FirstCallSeconds;
+    Into.FirstCallInTotals = F.FirstCallInTotals;
+  }
   Into.Calls += F.Calls;
   Into.CallSeconds += F.CallSeconds;
   Into.DriverSeconds += F.DriverSeconds;

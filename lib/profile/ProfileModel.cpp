@@ -40,7 +40,8 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          Optimizer == O.Optimizer && Device == O.Device &&
          HostOnly == O.HostOnly && GpuPeakBytes == O.GpuPeakBytes &&
          GpuPeakReservedBytes == O.GpuPeakReservedBytes &&
-         FirstCallSeconds == O.FirstCallSeconds;
+         FirstCallSeconds == O.FirstCallSeconds &&
+         FirstCallInTotals == O.FirstCallInTotals;
 }
 
 TimeDistribution distributionOf(std::vector<TimeBucket> Buckets) {
