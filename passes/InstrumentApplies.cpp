@@ -188,7 +188,9 @@ private:
   StringMap<Constant *> Strings;
 
   Constant *string(StringRef S);
-  GlobalVariable *createDescriptor();
+  /// The descriptor, its table by increasing id (in run order for a
+  /// sampled chain, whose clock it says).
+  GlobalVariable *createDescriptor(bool SampledChain = false);
   Value *readClock(IRBuilder<> &B);
   /// gj_memory_enter at entry, gj_memory_apply around each Apply and
   /// gj_memory_exit before each return.
@@ -196,7 +198,7 @@ private:
   void charge(IRBuilder<> &B, const MarkedApply &A, Value *Start, Value *End);
   /// clock=sample: each Apply stores its id in the thread's sample slot
   /// and counts its call; the sampler does the rest.
-  void runSampled(Value *CallStart);
+  void runSampled(Value *CallStart, ArrayRef<int> Next, bool Chain);
   Value *Slot = nullptr; ///< Sampling: the thread's gj_sample_slot.
   void setCurrentApply(IRBuilder<> &B, int32_t Id);
   /// Before every return: Before, the call's end read, gj_profile_exit
@@ -227,15 +229,19 @@ Constant *FunctionInstrumenter::string(StringRef S) {
   return C;
 }
 
-GlobalVariable *FunctionInstrumenter::createDescriptor() {
+GlobalVariable *FunctionInstrumenter::createDescriptor(bool SampledChain) {
   // The C structs' layout: natural alignment, as the DataLayout gives it.
   StructType *ApplyTy = StructType::get(I32, Ptr, Ptr, Ptr);
   SmallVector<const MarkedApply *, 0> ById;
-  for (const MarkedApply &A : Applies)
+  uint32_t MaxId = 0;
+  for (const MarkedApply &A : Applies) {
     ById.push_back(&A);
-  llvm::sort(ById, [](const MarkedApply *L, const MarkedApply *R) {
-    return L->Id < R->Id;
-  });
+    MaxId = std::max(MaxId, A.Id);
+  }
+  if (!SampledChain)
+    llvm::sort(ById, [](const MarkedApply *L, const MarkedApply *R) {
+      return L->Id < R->Id;
+    });
   SmallVector<Constant *, 0> Rows;
   for (const MarkedApply *A : ById)
     Rows.push_back(ConstantStruct::get(
@@ -249,9 +255,11 @@ GlobalVariable *FunctionInstrumenter::createDescriptor() {
   StructType *DescTy = StructType::get(I32, I32, Ptr, I32, Ptr, I32);
   Constant *Init = ConstantStruct::get(
       DescTy, {ConstantInt::get(I32, ProfileAbiVersion),
-               ConstantInt::get(I32, ById.back()->Id + 1), string(F.getName()),
+               ConstantInt::get(I32, MaxId + 1), string(F.getName()),
                ConstantInt::get(I32, Rows.size()), Table,
-               ConstantInt::get(I32, unsigned(Clock))});
+               ConstantInt::get(I32, SampledChain
+                                         ? unsigned(GJ_PROFILE_CLOCK_SAMPLE_CHAIN)
+                                         : unsigned(Clock))});
   return new GlobalVariable(M, DescTy, /*isConstant=*/true,
                             GlobalValue::ExternalLinkage, Init,
                             profileDescriptorName(F.getName()));
@@ -303,11 +311,32 @@ void FunctionInstrumenter::setCurrentApply(IRBuilder<> &B, int32_t Id) {
   S->setAtomic(AtomicOrdering::Monotonic);
 }
 
-void FunctionInstrumenter::runSampled(Value *CallStart) {
-  for (const MarkedApply &A : Applies) {
+// Chain: the Applies run one after another from the entry block (Next),
+// so that only the ways out of the chain count (see
+// GJ_PROFILE_CLOCK_SAMPLE_CHAIN); else every Apply counts its call.
+void FunctionInstrumenter::runSampled(Value *CallStart, ArrayRef<int> Next,
+                                      bool Chain) {
+  for (unsigned I = 0; I < Applies.size(); ++I) {
+    const MarkedApply &A = Applies[I];
     IRBuilder<> BA(A.Call);
     setCurrentApply(BA, int32_t(A.Id));
-    countCall(BA, A);
+    if (!Chain) {
+      countCall(BA, A);
+      continue;
+    }
+    BasicBlock *BB = A.Call->getParent();
+    if (Next[I] < 0 || Applies[Next[I]].Call->getParent() == BB)
+      continue;
+    // The other ways out of A's block leave the chain after A.
+    BasicBlock *NextBB = Applies[Next[I]].Call->getParent();
+    SmallVector<BasicBlock *, 4> Others;
+    for (BasicBlock *Succ : successors(BB))
+      if (Succ != NextBB && !llvm::is_contained(Others, Succ))
+        Others.push_back(Succ);
+    for (BasicBlock *Succ : Others) {
+      IRBuilder<> BE(splitEdges(BB, Succ)->getTerminator());
+      countCall(BE, A);
+    }
   }
   exitEveryReturn(CallStart, [&](IRBuilder<> &B) { setCurrentApply(B, -1); },
                   [](IRBuilder<> &, Value *) {});
@@ -424,7 +453,12 @@ void FunctionInstrumenter::run() {
       Next[A] = chainSuccessor(*BB, First);
   }
 
-  Desc = createDescriptor();
+  // Sampled, a chain from the entry block needs no count per Apply.
+  bool SampledChain = Clock == CounterClock::Sample && !Applies.empty() &&
+                      Applies[0].Call->getParent() == &F.getEntryBlock();
+  for (unsigned A = 0; SampledChain && A + 1 < Applies.size(); ++A)
+    SampledChain = Next[A] == int(A + 1);
+  Desc = createDescriptor(SampledChain);
   BasicBlock &Entry = F.getEntryBlock();
   BasicBlock::iterator At = Entry.getFirstInsertionPt();
   while (isa<AllocaInst>(*At))
@@ -446,7 +480,7 @@ void FunctionInstrumenter::run() {
                             "gj_sample_enter",
                             FunctionType::get(Ptr, {Ptr, Ptr}, false)),
                         {Desc, Counters}, "gj.sample");
-    return runSampled(readClock(B));
+    return runSampled(readClock(B), Next, SampledChain);
   }
   Value *CallStart = readClock(B);
 

@@ -122,7 +122,7 @@ ProfileClock::ProfileClock(bool InvariantTsc, double TscHz, double OverheadNs)
 }
 
 std::string ProfileClock::clockName(uint32_t Clock) const {
-  if (Clock == GJ_PROFILE_CLOCK_SAMPLE)
+  if (gj_profile_clock_is_sampled(Clock))
     return "sampled every " +
            std::to_string(SampleRuntime::intervalNs() / 1000) +
            " us by a sampler thread (profiling__mode=sample: the Applies' "
@@ -158,14 +158,14 @@ uint32_t ProfileClock::preferredClock() const {
 }
 
 double ProfileClock::seconds(uint64_t Ticks, uint32_t Clock) const {
-  if (Clock == GJ_PROFILE_CLOCK_CALL || Clock == GJ_PROFILE_CLOCK_SAMPLE)
+  if (Clock == GJ_PROFILE_CLOCK_CALL || gj_profile_clock_is_sampled(Clock))
     return double(Ticks) * 1e-9;
   return TscHz > 0 ? double(Ticks) / TscHz : 0;
 }
 
 uint64_t ProfileClock::ticks(double Seconds, uint32_t Clock) const {
   double PerSecond =
-      Clock == GJ_PROFILE_CLOCK_CALL || Clock == GJ_PROFILE_CLOCK_SAMPLE
+      Clock == GJ_PROFILE_CLOCK_CALL || gj_profile_clock_is_sampled(Clock)
           ? 1e9
           : TscHz;
   return Seconds > 0 ? uint64_t(Seconds * PerSecond + 0.5) : 0;

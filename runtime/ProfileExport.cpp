@@ -25,7 +25,7 @@ void writeFunction(llvm::json::OStream &J, const gj_profile_desc &D) {
   ProfileTotals T = ProfileRuntime::totals(D);
   // Sampled ticks include none of the instrumentation's cost.
   double OverheadNs =
-      D.clock == GJ_PROFILE_CLOCK_SAMPLE ? 0 : Clock.overheadNsPerApply();
+      gj_profile_clock_is_sampled(D.clock) ? 0 : Clock.overheadNsPerApply();
   double Overhead = OverheadNs * 1e-9;
   double CallSeconds = Clock.seconds(T.DriverTicks, D.clock);
   J.object([&] {

@@ -180,6 +180,19 @@ ProfileTotals ProfileRuntime::totals(const gj_profile_desc &Desc) {
     }
   }
   T.Threads = It->second.Blocks.size();
+  // A sampled chain counted only the calls that left after each Apply:
+  // each ran in the function's calls less those that left before it.
+  if (Desc.clock == GJ_PROFILE_CLOCK_SAMPLE_CHAIN) {
+    uint64_t Reached = T.Calls;
+    for (uint32_t I = 0; I < Desc.num_applies; ++I) {
+      int32_t Id = Desc.applies[I].id;
+      if (Id < 0 || size_t(Id) >= T.Applies.size())
+        continue;
+      uint64_t Left = T.Applies[Id].calls;
+      T.Applies[Id].calls = Reached;
+      Reached -= std::min(Reached, Left);
+    }
+  }
   if (It->second.Distributions) {
     T.Histograms.assign(size_t(Desc.num_counters) * TickBuckets, 0);
     for (const auto &B : It->second.Blocks) {

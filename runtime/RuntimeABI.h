@@ -121,6 +121,21 @@ typedef struct gj_profile_apply {
  * thread attributed to whichever Apply each thread was running (one store
  * per Apply in the code, gj_sample_enter); the call's, gj_profile_now's. */
 #define GJ_PROFILE_CLOCK_SAMPLE 2
+/* The same for a function whose Applies run as one chain (the first in the
+ * entry block, each followed by the next or by a way out of the call):
+ * the code counts no calls per Apply, only, on each way out after Apply
+ * A, one in A's `calls`. The descriptor's table lists the Applies in the
+ * order they run, and ProfileRuntime::totals() gives each the function's
+ * calls less those that left before it. */
+#define GJ_PROFILE_CLOCK_SAMPLE_CHAIN 3
+#ifdef __cplusplus
+inline bool gj_profile_clock_is_sampled(uint32_t clock) {
+#else
+static inline int gj_profile_clock_is_sampled(uint32_t clock) {
+#endif
+  return clock == GJ_PROFILE_CLOCK_SAMPLE ||
+         clock == GJ_PROFILE_CLOCK_SAMPLE_CHAIN;
+}
 /* Apply ids must be below this (the counter block is indexed by id). */
 #define GJ_PROFILE_MAX_APPLIES (1 << 20)
 
@@ -131,7 +146,8 @@ typedef struct gj_profile_desc {
   uint32_t abi_version;  /* GRAPHJIT_RUNTIME_ABI_VERSION */
   uint32_t num_counters; /* max Apply id + 1 */
   const char *function;  /* the instrumented LLVM function */
-  uint32_t num_applies;  /* the marked Applies, by increasing id */
+  uint32_t num_applies;  /* the marked Applies, by increasing id (in the
+                            order they run for GJ_PROFILE_CLOCK_SAMPLE_CHAIN) */
   const gj_profile_apply *applies;
   uint32_t clock;        /* GJ_PROFILE_CLOCK_TSC or GJ_PROFILE_CLOCK_CALL */
 } gj_profile_desc;

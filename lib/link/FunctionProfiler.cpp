@@ -178,7 +178,7 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
   if (D)
     Tsc = D->clock == GJ_PROFILE_CLOCK_TSC;
   // A sampled function's ticks are the sampler's, not per call.
-  if (D && Distributions && D->clock != GJ_PROFILE_CLOCK_SAMPLE)
+  if (D && Distributions && !gj_profile_clock_is_sampled(D->clock))
     ProfileRuntime::recordDistributions(*D);
   for (ApplyProfile &A : Base.Applies)
     A.Compiled = A.Id < C.size() && C[A.Id];
@@ -369,7 +369,7 @@ void FunctionProfiler::addDistributions(
 
 double FunctionProfiler::instrumentationSeconds() const {
   // The sampler's ticks include none of the instrumentation's cost.
-  if (!Desc || Desc->clock == GJ_PROFILE_CLOCK_SAMPLE)
+  if (!Desc || gj_profile_clock_is_sampled(Desc->clock))
     return 0;
   return ProfileClock::get().overheadNsPerApply() * 1e-9;
 }

@@ -220,3 +220,39 @@ TEST(Flags, AcceptsPyTensorsFlags) {
 }
 
 } // namespace
+
+// Sampling (profiling__mode=sample) counts a chain's calls from the ways
+// out of it: a call that fails in its second Apply counts the first two,
+// not the third, exactly as exact timing does.
+TEST(SampledProfile, AFailedCallCountsTheAppliesThatRan) {
+  auto M = parseGraph(R"(
+func g(x: f64[n], y: f64[m]) -> (r) {
+  a = exp(x)
+  b = add(a, y)
+  r = mul(b, 2.0)
+}
+)",
+                      "sampled.graph");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  for (bool Sampled : {false, true}) {
+    CompileOptions O;
+    O.Profile = true;
+    O.ProfileSample = Sampled;
+    O.Rewrite = RewriteOptions();
+    O.Rewrite->Optimizer = "None";
+    auto Fn = Function::compile(*(*M)->lookupFunction("g"), O);
+    ASSERT_TRUE(bool(Fn)) << llvm::toString(Fn.takeError());
+    for (int I = 0; I < 3; ++I)
+      ASSERT_TRUE(bool((*Fn)->call({filled(4, 1), filled(4, 2)})));
+    auto R = (*Fn)->call({filled(4, 1), filled(5, 2)});
+    ASSERT_FALSE(bool(R));
+    llvm::consumeError(R.takeError());
+    const FunctionProfile F = (*Fn)->profile()->profile().Functions[0];
+    EXPECT_EQ(F.Calls, 4u);
+    EXPECT_EQ(F.Clock.rfind("sampled every", 0) == 0, Sampled) << F.Clock;
+    ASSERT_EQ(F.Applies.size(), 3u);
+    EXPECT_EQ(F.Applies[0].Calls, 4u) << Sampled;
+    EXPECT_EQ(F.Applies[1].Calls, 4u) << Sampled; // ran, and failed
+    EXPECT_EQ(F.Applies[2].Calls, 3u) << Sampled;
+  }
+}
