@@ -150,7 +150,7 @@ extern "C" gj_apply_counter *gj_profile_enter(const gj_profile_desc *D) {
   return enterSlow(D);
 }
 
-extern "C" void gj_profile_exit(const gj_profile_desc *D, gj_apply_counter *C,
+extern "C" void gj_profile_exit(const gj_profile_desc *, gj_apply_counter *C,
                                 uint64_t DriverTicks) {
   // Only this thread writes its block; relaxed atomics let totals() read it.
   gj_apply_counter &Fn = C[-1];

@@ -62,6 +62,8 @@ struct ThreadSlot {
   gj_sample_slot Slot{nullptr, nullptr, -1};
   ThreadSlot() {
     Sampler &S = sampler();
+    // A thread's first sampled call starts the sampler, if none has.
+    std::call_once(S.Started, [] { std::thread(sampleForever).detach(); });
     std::lock_guard<std::mutex> Guard(S.Lock);
     S.Slots.push_back(&Slot);
   }
@@ -78,12 +80,10 @@ struct ThreadSlot {
 extern "C" gj_sample_slot *gj_sample_enter(const gj_profile_desc *D,
                                            gj_apply_counter *Counters) {
   thread_local ThreadSlot T;
-  Sampler &S = sampler();
-  std::call_once(S.Started, [] { std::thread(sampleForever).detach(); });
   // desc and counters change only between calls, under the lock, so that
   // the sampler never pairs one function's id with another's counters.
   if (T.Slot.desc != D || T.Slot.counters != Counters) {
-    std::lock_guard<std::mutex> Guard(S.Lock);
+    std::lock_guard<std::mutex> Guard(sampler().Lock);
     T.Slot.desc = D;
     T.Slot.counters = Counters;
   }

@@ -13,7 +13,6 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -139,15 +138,13 @@ void writeMemory(json::OStream &J, const FunctionMemory &M) {
 }
 
 /// TimeDistribution's figures by their JSON keys.
-std::array<std::pair<const char *, double>, 6>
-distributionFields(const TimeDistribution &D) {
-  return {{{"min", D.Min},
-           {"p25", D.P25},
-           {"median", D.Median},
-           {"p75", D.P75},
-           {"p90", D.P90},
-           {"max", D.Max}}};
-}
+constexpr std::pair<const char *, double TimeDistribution::*>
+    DistributionFields[] = {{"min", &TimeDistribution::Min},
+                            {"p25", &TimeDistribution::P25},
+                            {"median", &TimeDistribution::Median},
+                            {"p75", &TimeDistribution::P75},
+                            {"p90", &TimeDistribution::P90},
+                            {"max", &TimeDistribution::Max}};
 
 void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
   J.object([&] {
@@ -175,8 +172,8 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
     if (const std::optional<TimeDistribution> &D = A.Distribution)
       J.attributeObject("distribution", [&] {
         J.attribute("calls", D->Calls);
-        for (auto [Key, Value] : distributionFields(*D))
-          J.attribute(Key, finite(Value));
+        for (auto [Key, Field] : DistributionFields)
+          J.attribute(Key, finite((*D).*Field));
         J.attributeArray("buckets", [&] {
           for (const TimeBucket &B : D->Buckets)
             J.array([&] {
@@ -748,11 +745,8 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
               TimeDistribution T;
               if (Error E = getUInt(D, "calls", DPath, true, T.Calls))
                 return E;
-              double *Fields[] = {&T.Min, &T.P25, &T.Median,
-                                  &T.P75, &T.P90, &T.Max};
-              unsigned I = 0;
-              for (auto [Key, Value] : distributionFields(T))
-                if (Error E = getSeconds(D, Key, DPath, true, *Fields[I++]))
+              for (auto [Key, Field] : DistributionFields)
+                if (Error E = getSeconds(D, Key, DPath, true, T.*Field))
                   return E;
               if (Error E = readArray(
                       D, "buckets", DPath, false, T.Buckets,
