@@ -91,11 +91,16 @@ struct TimeDistribution {
   uint64_t Calls = 0;
   double Min = 0, P25 = 0, Median = 0, P75 = 0, P90 = 0, Max = 0;
   std::vector<TimeBucket> Buckets; ///< The non-empty ones, in order.
+  /// A merged profile's: each run's median, in the order merged (empty
+  /// for a single run), so that a diff can test between runs.
+  std::vector<double> RunMedians;
   bool operator==(const TimeDistribution &O) const {
     return Calls == O.Calls && Min == O.Min && P25 == O.P25 &&
            Median == O.Median && P75 == O.P75 && P90 == O.P90 &&
-           Max == O.Max && Buckets == O.Buckets;
+           Max == O.Max && Buckets == O.Buckets && RunMedians == O.RunMedians;
   }
+  /// RunMedians, or this run's median alone.
+  std::vector<double> runMedians() const;
 };
 
 /// The distribution of Buckets (any order; equal buckets are combined):
@@ -415,14 +420,40 @@ struct DiffRow {
   /// Apply rows whose two sides have distributions: the steady state's
   /// median per call on each side.
   std::optional<double> MedianA, MedianB;
+  /// Apply rows tested between runs: the test's p-value and the runs.
+  std::optional<double> PValue;
+  unsigned RunsA = 1, RunsB = 1;
   double difference() const { return SecondsB - SecondsA; }
 };
 
 /// Whether an Apply's time per call changed beyond the noise, from its
-/// distributions on both sides (the first call left out of both): the
-/// medians differ by more than the wider of the two interquartile ranges
-/// and by more than the histograms' resolution (12% of the larger).
-bool significantChange(const TimeDistribution &A, const TimeDistribution &B);
+/// distributions on both sides (the first call left out of both).
+struct ChangeTest {
+  bool Significant = false;
+  /// Tested between runs: both sides are merged profiles of 2 or more
+  /// runs each. Else within each run.
+  bool BetweenRuns = false;
+  unsigned RunsA = 1, RunsB = 1;
+  /// The medians compared: of the runs' medians between runs, else of
+  /// the distributions.
+  double MedianA = 0, MedianB = 0;
+  std::optional<double> PValue; ///< Between runs: Mann-Whitney's.
+};
+
+/// The medians' change must exceed the histograms' resolution (12% of the
+/// larger) and FloorSeconds (what the clock resolves: the instrumentation's
+/// cost per Apply). Between runs, the runs' medians must also differ by
+/// Mann-Whitney's two-sided test at p < 0.05; within runs, the medians
+/// must be further apart than the two interquartile ranges together.
+/// docs/profiling.md, "Diffs".
+ChangeTest testChange(const TimeDistribution &A, const TimeDistribution &B,
+                      double FloorSeconds);
+
+/// Mann-Whitney's U test, two-sided: the probability, were A and B drawn
+/// from one distribution, of a U at least as far from its mean. Exact
+/// (without a tie correction) up to 50 values per side, else the normal
+/// approximation. 1 when a side is empty.
+double mannWhitneyPValue(llvm::ArrayRef<double> A, llvm::ArrayRef<double> B);
 
 /// A function's memory in A and in B (recorded in both): the measured
 /// peaks and the simulated ones (simulateMemory).
@@ -457,6 +488,9 @@ struct ProfileDiff {
   /// Apply rows compared by their distributions, and of those the ones
   /// that changed beyond the noise.
   unsigned AppliesWithDistributions = 0, SignificantApplies = 0;
+  /// Of AppliesWithDistributions, those tested between runs; the most
+  /// runs any Apply had on each side.
+  unsigned AppliesTestedBetweenRuns = 0, RunsA = 1, RunsB = 1;
   /// Each sorted by |difference|, largest first.
   std::vector<DiffRow> Classes, Ops, Applies;
   /// Functions whose optimizer was recorded in A and B: their rewrites,

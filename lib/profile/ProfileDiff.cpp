@@ -71,9 +71,10 @@ DiffRow::Status statusOf(int A, int B, bool Same) {
 
 void markGroupNoise(const Profile &A, const Profile &B, ProfileDiff &D);
 
-/// Matches rows with equal keys and appends the result to Out.
+/// Matches rows with equal keys and appends the result to Out. Changes
+/// of FloorSeconds or less per call are below what the clock resolves.
 void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
-               std::vector<DiffRow> &Out) {
+               std::vector<DiffRow> &Out, double FloorSeconds = 0) {
   for (auto [I, J] : matchKeys(A, B)) {
     DiffRow R;
     R.Function = Function.str();
@@ -97,10 +98,14 @@ void matchRows(ArrayRef<Side> A, ArrayRef<Side> B, StringRef Function,
     // Where both sides kept distributions, their spread says whether a
     // change is one.
     if (I >= 0 && J >= 0 && A[I].Distribution && B[J].Distribution) {
-      R.MedianA = A[I].Distribution->Median;
-      R.MedianB = B[J].Distribution->Median;
-      if (R.State == DiffRow::Changed &&
-          !significantChange(*A[I].Distribution, *B[J].Distribution))
+      ChangeTest T = testChange(*A[I].Distribution, *B[J].Distribution,
+                                FloorSeconds);
+      R.MedianA = T.MedianA;
+      R.MedianB = T.MedianB;
+      R.PValue = T.PValue;
+      R.RunsA = T.RunsA;
+      R.RunsB = T.RunsB;
+      if (R.State == DiffRow::Changed && !T.Significant)
         R.State = DiffRow::Noise;
     }
     Out.push_back(std::move(R));
@@ -216,12 +221,6 @@ void markGroupNoise(const Profile &A, const Profile &B, ProfileDiff &D) {
 
 } // namespace
 
-bool significantChange(const TimeDistribution &A, const TimeDistribution &B) {
-  double Spread = std::max(A.P75 - A.P25, B.P75 - B.P25);
-  double Resolution = 0.12 * std::max(A.Median, B.Median);
-  return std::fabs(B.Median - A.Median) > std::max(Spread, Resolution);
-}
-
 /// P in its steady state: each function's first call, where its totals
 /// include it and it was kept apart, left out of the function's and its
 /// Applies' calls and seconds. Whether any was.
@@ -273,7 +272,10 @@ ProfileDiff diffProfiles(const Profile &FullA, const Profile &FullB) {
     std::vector<const FunctionProfile *> InB = named(B, F.Name);
     size_t K = SeenA[F.Name]++;
     if (K < InB.size()) {
-      matchRows(applySides(F), applySides(*InB[K]), F.Name, D.Applies);
+      // What the clock resolves: the instrumentation's own cost.
+      double Floor = 1e-9 * std::max(F.InstrumentationNsPerApply,
+                                     InB[K]->InstrumentationNsPerApply);
+      matchRows(applySides(F), applySides(*InB[K]), F.Name, D.Applies, Floor);
       if (F.Memory.Recorded && InB[K]->Memory.Recorded)
         diffMemory(F, *InB[K], D);
       if (F.Optimizer.Recorded && InB[K]->Optimizer.Recorded)
@@ -294,6 +296,9 @@ ProfileDiff diffProfiles(const Profile &FullA, const Profile &FullB) {
     if (R.MedianA) {
       ++D.AppliesWithDistributions;
       D.SignificantApplies += R.State == DiffRow::Changed;
+      D.AppliesTestedBetweenRuns += bool(R.PValue);
+      D.RunsA = std::max(D.RunsA, R.RunsA);
+      D.RunsB = std::max(D.RunsB, R.RunsB);
     }
   markGroupNoise(A, B, D);
   sortRows(D.Classes);
@@ -353,7 +358,10 @@ static void printDiffTable(raw_ostream &OS, StringRef Title, StringRef Column,
                  (unsigned long long)R.CallsA, (unsigned long long)R.CallsB,
                  statusName(R.State).str().c_str())
        << Key;
-    if (R.MedianA && R.MedianB)
+    if (R.MedianA && R.MedianB && R.PValue)
+      OS << format("  [median per call %.2es -> %.2es; runs %u -> %u, p=%.3g]",
+                   *R.MedianA, *R.MedianB, R.RunsA, R.RunsB, *R.PValue);
+    else if (R.MedianA && R.MedianB)
       OS << format("  [median per call %.2es -> %.2es]", *R.MedianA,
                    *R.MedianB);
     OS << "\n";
@@ -398,6 +406,44 @@ static void printMemoryDiff(raw_ostream &OS, const ProfileDiff &D, size_t N) {
                D.MemoryApplies.size() - Shown, Rest);
 }
 
+/// How the Apply rows were judged, and what they showed.
+static void printNoiseHeader(raw_ostream &OS, const ProfileDiff &D) {
+  if (D.AppliesWithDistributions == 0) {
+    OS << "  Noise: unknown (profile with -profile-distributions, "
+          "profiling__distributions=True, on both sides to tell changes "
+          "from noise)\n";
+    return;
+  }
+  if (D.SignificantApplies == 0)
+    OS << "  Noise: no significant change (" << D.AppliesWithDistributions
+       << " Apply instances compared by their time per call, the first call "
+          "apart)\n";
+  else
+    OS << "  Noise: " << D.SignificantApplies << " of "
+       << D.AppliesWithDistributions
+       << " Apply instances changed beyond the noise (status \"changed\"; "
+          "\"noise\": within it)\n";
+  if (D.AppliesTestedBetweenRuns == D.AppliesWithDistributions) {
+    OS << "  Tested between runs: " << D.RunsA << " runs of A against "
+       << D.RunsB
+       << ", their medians by Mann-Whitney's test (changed: p < 0.05 and a "
+          "move over 12%)\n";
+    // The smallest p the runs allow: all of one side below the other.
+    double Orders = 1;
+    for (unsigned K = 1; K <= D.RunsB; ++K)
+      Orders = Orders * double(D.RunsA + K) / double(K);
+    if (2 / Orders >= 0.05)
+      OS << format("  (with so few runs p cannot fall below %.3g, so no "
+                   "change can show: merge 4 or more runs a side)\n",
+                   2 / Orders);
+  } else {
+    OS << "  Tested within each run: the medians against the interquartile "
+          "ranges. That spread cannot see what moves a whole process; for a "
+          "test between runs, merge 4 or more runs a side (graphjit-prof "
+          "merge) and diff the merged profiles\n";
+  }
+}
+
 void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
                StringRef NameB, const SummaryOptions &Opts) {
   OS << "Profile difference\n";
@@ -428,19 +474,7 @@ void printDiff(raw_ostream &OS, const ProfileDiff &D, StringRef NameA,
            : D.FirstCallLeftOutA                        ? "A"
                                                         : "B")
        << "; profiles that kept it apart)\n";
-  if (D.AppliesWithDistributions == 0)
-    OS << "  Noise: unknown (profile with -profile-distributions, "
-          "profiling__distributions=True, on both sides to tell changes "
-          "from noise)\n";
-  else if (D.SignificantApplies == 0)
-    OS << "  Noise: no significant change (" << D.AppliesWithDistributions
-       << " Apply instances compared by their time per call, the first call "
-          "apart)\n";
-  else
-    OS << "  Noise: " << D.SignificantApplies << " of "
-       << D.AppliesWithDistributions
-       << " Apply instances changed beyond the noise (status \"changed\"; "
-          "\"noise\": within it)\n";
+  printNoiseHeader(OS, D);
   OS << "\n";
   printDiffTable(OS, "Class", "Class name", "Classes", D.Classes, Opts.NOps);
   printDiffTable(OS, "Ops", "Op name", "Ops", D.Ops, Opts.NOps);

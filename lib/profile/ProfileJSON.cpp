@@ -182,6 +182,11 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
               J.value(B.Count);
             });
         });
+        if (!D->RunMedians.empty())
+          J.attributeArray("run_medians", [&] {
+            for (double M : D->RunMedians)
+              J.value(finite(M));
+          });
       });
     writeApplyMemory(J, A, WithMemory);
   });
@@ -766,6 +771,17 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
                                              "seconds, count], 0 <= lower <= "
                                              "upper");
                         B = {*Lo, *Hi, *N};
+                        return Error::success();
+                      }))
+                return E;
+              if (Error E = readArray(
+                      D, "run_medians", DPath, false, T.RunMedians,
+                      [&](const json::Value &V, const std::string &MPath,
+                          double &M) -> Error {
+                        std::optional<double> N = V.getAsNumber();
+                        if (!N || !(*N >= 0) || !std::isfinite(*N))
+                          return fail(MPath, "expected seconds, >= 0");
+                        M = *N;
                         return Error::success();
                       }))
                 return E;

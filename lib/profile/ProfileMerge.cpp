@@ -237,7 +237,11 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
         !B.Distribution->Buckets.empty()) {
       std::vector<TimeBucket> Buckets = A.Distribution->Buckets;
       llvm::append_range(Buckets, B.Distribution->Buckets);
+      // Each run's median is kept for a diff between runs.
+      std::vector<double> Runs = A.Distribution->runMedians();
+      llvm::append_range(Runs, B.Distribution->runMedians());
       A.Distribution = distributionOf(std::move(Buckets));
+      A.Distribution->RunMedians = std::move(Runs);
     } else {
       A.Distribution.reset();
     }

@@ -193,6 +193,57 @@ def test_distributions_keep_the_first_call_apart_and_tell_noise(rng):
     assert "Noise: unknown" in graphjit.diff(plain, p)
 
 
+def scaled_run(profile, factors):
+    """A copy of profile as another run would be: each Apply's times (and
+    its distribution's buckets) times factors[Apply id]."""
+    data = json.loads(json.dumps(profile.data))
+    for a in data["functions"][0]["applies"]:
+        k = factors[a["id"]]
+        a["seconds"] *= k
+        d = a["distribution"]
+        for key in ["min", "p25", "median", "p75", "p90", "max"]:
+            d[key] *= k
+        d["buckets"] = [[lo * k, hi * k, n] for lo, hi, n in d["buckets"]]
+    return graphjit.Profile(data)
+
+
+def test_diff_of_merged_runs_is_mann_whitney_on_their_medians(rng):
+    from scipy.stats import mannwhitneyu
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    p = run_steps(m, "train", 12, rng, profile_distributions=True).profile.profile()
+    n = len(p.rows())
+    # Runs whose medians scatter (A), and the same with every Apply 1.1 to
+    # 1.6 times slower on average (B).
+    side_a = rng.uniform(0.8, 1.2, size=(6, n))
+    side_b = side_a[:5] * rng.uniform(1.0, 1.8, size=(5, n))
+    a = graphjit.merge(*[scaled_run(p, f) for f in side_a])
+    b = graphjit.merge(*[scaled_run(p, f) for f in side_b])
+    text = graphjit.diff(a, b, n_rows=n)
+    assert "Tested between runs: 6 runs of A against 5" in text
+    import re
+    rows = re.findall(r"(changed|noise) +train: (.*?)  \[median per call "
+                      r"([0-9.e+-]+)s -> ([0-9.e+-]+)s; runs 6 -> 5, "
+                      r"p=([0-9.e+-]+)\]", text)
+    assert len(rows) == n, text
+    by_name = {r.name: r.id for r in p.rows()}
+    base = {r.id: r.distribution["median"] for r in p.rows()}
+    for status, name, med_a, med_b, shown_p in rows:
+        i = by_name[name]
+        runs_a, runs_b = base[i] * side_a[:, i], base[i] * side_b[:, i]
+        want = mannwhitneyu(runs_a, runs_b, alternative="two-sided",
+                            method="exact").pvalue
+        assert float(shown_p) == pytest.approx(want, rel=5e-3), name  # %.3g
+        assert float(med_a) == pytest.approx(np.median(runs_a), rel=1e-2)
+        assert float(med_b) == pytest.approx(np.median(runs_b), rel=1e-2)
+        moved = abs(np.median(runs_b) - np.median(runs_a))
+        floor = 1e-9 * p.data["functions"][0]["instrumentation_ns_per_apply"]
+        big = moved > max(0.12 * max(np.median(runs_a), np.median(runs_b)),
+                          floor)
+        # Where times differ at all, the status is the test's verdict.
+        assert (status == "changed") == (want < 0.05 and big), (name, want)
+    assert {r[0] for r in rows} == {"changed", "noise"}, text
+
+
 def test_plot_draws_the_profile_as_svg(tmp_path, rng):
     import re
     import xml.etree.ElementTree as ET
