@@ -178,6 +178,20 @@ static void benchPlanned() {
                    CallP * 1e9, CallR * 1e9);
 }
 
+// The planned call of (x+y+z)*2 at n=3 alone, for about two seconds: a
+// loop to run under `perf record` (the other sections mix in other code).
+static void benchCallLoop() {
+  auto M = loadExample("profiling_example.graph");
+  FunctionGraph *G = M->lookupFunction("example");
+  std::vector<NDArray> In;
+  for (int I = 0; I < 3; ++I)
+    In.push_back(randomArray(DType::F64, {3}, I));
+  auto Fn = compilePlanned(*G, true, nullptr);
+  double T = timeIt([&] { callOrDie(*Fn, In); }, 9, 1000000);
+  outs() << format("callloop: (x+y+z)*2 at n=3, planned: %.0f ns per call\n",
+                   T * 1e9);
+}
+
 // Warm: LLVM already loaded and initialised in this process. Uncached
 // compiles run the whole pipeline; cached ones find the object in the
 // compile cache (a temporary directory, filled by the first).
@@ -258,6 +272,8 @@ int main(int Argc, char **Argv) {
     benchCompileTime();
   if (Wanted("planned"))
     benchPlanned();
+  if (Argc > 1 && Wanted("callloop")) // Only when named.
+    benchCallLoop();
   if (Wanted("inplace")) {
     benchInplaceUpdates("logistic_regression.graph", DType::F64, {400, 784},
                         {400});

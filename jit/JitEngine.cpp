@@ -2,6 +2,7 @@
 
 #include "JitEngine.h"
 #include "CompileCache.h"
+#include "SplitCodegen.h"
 #include "VectorMath.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ProfileRuntime.h"
@@ -31,6 +32,10 @@ using namespace llvm;
 struct JitEngine::Impl {
   std::unique_ptr<orc::LLJIT> J;
   std::unique_ptr<TargetMachine> TM;
+  /// Makes the TargetMachines of codegen's other threads.
+  std::optional<orc::JITTargetMachineBuilder> JTMB;
+  /// The most threads codegen uses (0: as many as it finds worth it).
+  unsigned CodegenThreads = 0;
   DataLayout DL{""};
   std::string Triple;
   std::string Cpu;
@@ -103,6 +108,7 @@ Expected<JitEngine &> JitEngine::get() {
     if (!TM)
       return Fail(TM.takeError());
     E->P->TM = std::move(*TM);
+    E->P->JTMB = *JTMB;
     E->P->DL = E->P->TM->createDataLayout();
     E->P->Triple = E->P->TM->getTargetTriple().str();
     E->P->Cpu = E->P->TM->getTargetCPU().str();
@@ -249,6 +255,21 @@ Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
     if (!Part)
       continue;
     Module &Code = *Part;
+    // Glue is compiled at O0, fast; the rest in parts on several threads
+    // where it is worth it (SplitCodegen.h).
+    unsigned Parts = IsGlue ? 1 : codegenPartsFor(Code);
+    if (P->CodegenThreads)
+      Parts = std::min(Parts, P->CodegenThreads);
+    if (Parts > 1) {
+      auto InParts = codegenInParts(Code, Parts, [&] {
+        return P->JTMB->createTargetMachine();
+      });
+      if (!InParts)
+        return InParts.takeError();
+      for (std::unique_ptr<MemoryBuffer> &Obj : *InParts)
+        Objects.push_back(std::move(Obj));
+      continue;
+    }
     auto Obj = atGlueLevel(*P->TM, IsGlue, [&] {
       return orc::SimpleCompiler(*P->TM)(Code);
     });
@@ -317,6 +338,11 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
   if (!Objects)
     return Objects.takeError();
   return link(std::move(*Objects), Entry, false);
+}
+
+void JitEngine::setCodegenThreads(unsigned N) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  P->CodegenThreads = N;
 }
 
 void JitEngine::setCacheDirectory(std::string Dir) {

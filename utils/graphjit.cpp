@@ -109,6 +109,11 @@ static cl::opt<std::string> CacheDir(
     cl::desc("Keep compiled objects in this directory; empty: no cache "
              "(default: $GRAPHJIT_CACHE_DIR, else ~/.cache/graphjit)"),
     cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<unsigned> CodegenThreads(
+    "codegen-threads",
+    cl::desc("The most threads code generation may use per module (0: as "
+             "many as are worth it, the default)"),
+    cl::init(0), cl::cat(Category));
 // Profiling: the options share their names with GRAPHJIT_FLAGS, which
 // gives their defaults (graphjit/Flags.h).
 static cl::OptionCategory ProfileCategory("Profiling options");
@@ -635,6 +640,9 @@ static int run() {
 
   if (CacheDir.getNumOccurrences() && Opts.Linker != LinkerKind::Py)
     if (Error E = setCompileCacheDirectory(CacheDir))
+      return fail(std::move(E));
+  if (CodegenThreads.getNumOccurrences() && Opts.Linker != LinkerKind::Py)
+    if (Error E = setCodegenThreads(CodegenThreads))
       return fail(std::move(E));
   Expected<std::unique_ptr<Function>> Fn = Function::compile(*F, Opts);
   if (!Fn)

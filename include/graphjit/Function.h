@@ -111,6 +111,11 @@ struct CompileOptions {
 /// Applies to functions compiled from then on.
 llvm::Error setCompileCacheDirectory(std::string Dir);
 
+/// The most threads the JIT's code generation may use for one module: 0
+/// (the default) as many as it finds worth it, 1 one (docs/architecture.md,
+/// "Compile time"). Applies to functions compiled from then on.
+llvm::Error setCodegenThreads(unsigned N);
+
 
 class Function {
 public:

@@ -67,21 +67,6 @@ Value *loadBlock(ThunkEmitter &E, DType T, Value *P, Value *Stride, Value *J,
   return Vec;
 }
 
-/// static_cast of V (a scalar or vector of Elem, bool as i1) to the float
-/// type AccTy.
-Value *toAcc(IRBuilder<> &B, Value *V, DType Elem, Type *AccTy) {
-  Type *To = AccTy;
-  if (auto *VT = dyn_cast<VectorType>(V->getType()))
-    To = VectorType::get(AccTy, VT->getElementCount());
-  if (V->getType() == To)
-    return V;
-  if (isFloat(Elem))
-    return B.CreateFPCast(V, To);
-  if (isSignedInteger(Elem))
-    return B.CreateSIToFP(V, To);
-  return B.CreateUIToFP(V, To); // u8, and bool as 0 or 1
-}
-
 } // namespace
 
 Value *graphjit::emitBeats(IRBuilder<> &B, Value *V, Value *Acc, DType T,
@@ -96,78 +81,18 @@ Value *graphjit::emitBeats(IRBuilder<> &B, Value *V, Value *Acc, DType T,
 llvm::Function *graphjit::pairwiseSumFunction(ThunkEmitter &E, DType Acc,
                                               DType Elem) {
   assert(isFloat(Acc) && "pairwise sums accumulate in a float");
+  // Precompiled (lib/ops/PairwiseSumKernels.cpp), shared with perform():
+  // a declaration costs the module nothing to compile.
   std::string Name =
       ("gj_pairwise_sum_" + dtypeName(Acc) + "_" + dtypeName(Elem)).str();
-  if (llvm::Function *F = E.M.getFunction(Name))
-    return F;
-  IRBuilder<> &B = E.B;
-  IRBuilderBase::InsertPointGuard Guard(B);
-  Type *AccTy = E.valueType(Acc);
   Type *PtrTy = PointerType::getUnqual(E.ctx());
-  llvm::Function *F = startKernel(E, Name, AccTy, {PtrTy, E.i64(), E.i64()});
-  Value *P = F->getArg(0), *Stride = F->getArg(1), *N = F->getArg(2);
-  auto Block = [&](const char *BBName) {
-    return BasicBlock::Create(E.ctx(), BBName, F);
-  };
-  AllocaInst *R = entryAlloca(E, AccTy, "r");
-  auto *VecTy = FixedVectorType::get(AccTy, Lanes);
-  AllocaInst *V = entryAlloca(E, VecTy, "r8");
-  // R += element I, for I in [From, To).
-  auto AddRange = [&](Value *From, Value *To) {
-    E.emitLoop(B.CreateSub(To, From), "t", [&](Value *I) {
-      Value *X = E.loadElement(Elem, E.offset(P, B.CreateAdd(I, From), Stride));
-      B.CreateStore(
-          B.CreateFAdd(B.CreateLoad(AccTy, R), toAcc(B, X, Elem, AccTy)), R);
-    });
-  };
-
-  BasicBlock *Small = Block("small"), *NotSmall = Block("not.small");
-  B.CreateCondBr(B.CreateICmpSLT(N, E.constI64(Lanes)), Small, NotSmall);
-
-  // N < 8: one accumulator from 0.
-  B.SetInsertPoint(Small);
-  B.CreateStore(ConstantFP::get(AccTy, 0.0), R);
-  AddRange(E.constI64(0), N);
-  B.CreateRet(B.CreateLoad(AccTy, R));
-
-  BasicBlock *Blocks = Block("blocks"), *Halves = Block("halves");
-  B.SetInsertPoint(NotSmall);
-  B.CreateCondBr(B.CreateICmpSLE(N, E.constI64(128)), Blocks, Halves);
-
-  // N > 128: the two halves, the first a multiple of 8 long.
-  B.SetInsertPoint(Halves);
-  Value *N2 = B.CreateUDiv(N, E.constI64(2));
-  N2 = B.CreateSub(N2, B.CreateURem(N2, E.constI64(Lanes)));
-  Value *Lo = B.CreateCall(F, {P, Stride, N2});
-  Value *Hi =
-      B.CreateCall(F, {E.offset(P, N2, Stride), Stride, B.CreateSub(N, N2)});
-  B.CreateRet(B.CreateFAdd(Lo, Hi));
-
-  // 8 <= N <= 128: 8 accumulators (one vector) over whole blocks of 8,
-  // combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the rest.
-  B.SetInsertPoint(Blocks);
-  Value *End = B.CreateSub(N, B.CreateURem(N, E.constI64(Lanes)));
-  Value *NumBlocks = B.CreateUDiv(End, E.constI64(Lanes));
-  emitBothLayouts(E, Elem, Stride, [&](bool Contiguous) {
-    auto Load = [&](Value *J) {
-      return toAcc(B, loadBlock(E, Elem, P, Stride, J, Contiguous), Elem,
-                   AccTy);
-    };
-    B.CreateStore(Load(E.constI64(0)), V);
-    E.emitLoop(B.CreateSub(NumBlocks, E.constI64(1)), "b", [&](Value *I) {
-      Value *J = B.CreateAdd(I, E.constI64(1));
-      B.CreateStore(B.CreateFAdd(B.CreateLoad(VecTy, V), Load(J)), V);
-    });
-  });
-  Value *Acc8 = B.CreateLoad(VecTy, V);
-  auto Lane = [&](unsigned L) { return B.CreateExtractElement(Acc8, L); };
-  Value *Sum = B.CreateFAdd(B.CreateFAdd(B.CreateFAdd(Lane(0), Lane(1)),
-                                         B.CreateFAdd(Lane(2), Lane(3))),
-                            B.CreateFAdd(B.CreateFAdd(Lane(4), Lane(5)),
-                                         B.CreateFAdd(Lane(6), Lane(7))));
-  B.CreateStore(Sum, R);
-  AddRange(End, N);
-  B.CreateRet(B.CreateLoad(AccTy, R));
+  FunctionType *Ty =
+      FunctionType::get(E.valueType(Acc), {PtrTy, E.i64(), E.i64()}, false);
+  llvm::Function *F =
+      cast<llvm::Function>(E.M.getOrInsertFunction(Name, Ty).getCallee());
+  F->setDoesNotThrow();
+  F->setOnlyReadsMemory();
+  F->setWillReturn();
   return F;
 }
 

@@ -17,11 +17,11 @@
 
 namespace graphjit {
 
-/// `Acc gj_pairwise_sum_<acc>_<elem>(ptr P, i64 Stride, i64 N)`: the
-/// reference's pairwiseSum<Acc, Elem> (NumPy's pairwise summation) with the
-/// same additions in the same order, so results agree to the bit; the
-/// blocks of 8 accumulators are one vector. Acc is f32 or f64; Elem is any
-/// dtype (converted as static_cast does).
+/// The declaration of `Acc gj_pairwise_sum_<acc>_<elem>(ptr P, i64 Stride,
+/// i64 N)`: the reference's own pairwiseSum<Acc, Elem> (NumPy's pairwise
+/// summation), precompiled and bound by graphjit::initialize(), so results
+/// agree to the bit. Acc is f32 or f64; Elem is any dtype (converted as
+/// static_cast does).
 llvm::Function *pairwiseSumFunction(ThunkEmitter &E, DType Acc, DType Elem);
 
 /// The reductions a row kernel folds element by element.

@@ -381,6 +381,14 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
   return Results;
 }
 
+llvm::Error graphjit::setCodegenThreads(unsigned N) {
+  Expected<JitEngine &> Engine = JitEngine::get();
+  if (!Engine)
+    return Engine.takeError();
+  Engine->setCodegenThreads(N);
+  return llvm::Error::success();
+}
+
 llvm::Error graphjit::setCompileCacheDirectory(std::string Dir) {
   Expected<JitEngine &> Engine = JitEngine::get();
   if (!Engine)

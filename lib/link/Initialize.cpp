@@ -4,6 +4,7 @@
 #include "graphjit/OpRegistry.h"
 #include "jit/JitEngine.h"
 #include "link/CallFrame.h"
+#include "ops/PairwiseSumKernels.h"
 #include "ops/StandardOps.h"
 #include <mutex>
 
@@ -12,5 +13,6 @@ void graphjit::initialize() {
   std::call_once(Once, [] {
     registerStandardOps(OpRegistry::process());
     JitEngine::registerSymbols(frameSymbols());
+    JitEngine::registerSymbols(pairwiseSumSymbols());
   });
 }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReductionOps.h"
+#include "PairwiseSum.h"
 #include "ReduceSupport.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralOps.h"
@@ -50,35 +51,6 @@ DType reduceDType(ReduceKind K, DType In) {
   case ReduceKind::Any: return DType::Bool;
   }
   return In;
-}
-
-/// NumPy's pairwise_sum: exact for short rows, blocks of 8 accumulators up
-/// to 128 elements, halves beyond. Elements are converted to Acc first.
-template <typename Acc, typename T>
-Acc pairwiseSum(const char *P, int64_t Stride, int64_t N) {
-  if (N < 8) {
-    Acc R = 0;
-    for (int64_t I = 0; I < N; ++I)
-      R += static_cast<Acc>(loadAt<T>(P, Stride, I));
-    return R;
-  }
-  if (N <= 128) {
-    Acc R[8];
-    for (int J = 0; J < 8; ++J)
-      R[J] = static_cast<Acc>(loadAt<T>(P, Stride, J));
-    int64_t I = 8;
-    for (; I < N - N % 8; I += 8)
-      for (int J = 0; J < 8; ++J)
-        R[J] += static_cast<Acc>(loadAt<T>(P, Stride, I + J));
-    Acc Res = ((R[0] + R[1]) + (R[2] + R[3])) + ((R[4] + R[5]) + (R[6] + R[7]));
-    for (; I < N; ++I)
-      Res += static_cast<Acc>(loadAt<T>(P, Stride, I));
-    return Res;
-  }
-  int64_t N2 = N / 2;
-  N2 -= N2 % 8;
-  return pairwiseSum<Acc, T>(P, Stride, N2) +
-         pairwiseSum<Acc, T>(P + N2 * Stride, Stride, N - N2);
 }
 
 /// Integers as two's-complement bits, so that sums and products wrap

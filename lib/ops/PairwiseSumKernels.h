@@ -1,0 +1,21 @@
+//===- ops/PairwiseSumKernels.h - Float sums for JIT code ------*- C++ -*-===//
+//
+// The exported pairwise sums, gj_pairwise_sum_<acc>_<elem> for acc f32 and
+// f64 and every element dtype: `Acc (const char *Row, int64_t ByteStride,
+// int64_t N)`. Bound in the JIT by graphjit::initialize().
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHJIT_OPS_PAIRWISESUMKERNELS_H
+#define GRAPHJIT_OPS_PAIRWISESUMKERNELS_H
+
+#include "runtime/ProfileRuntime.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace graphjit {
+
+/// Name and address of each exported pairwise sum.
+llvm::ArrayRef<RuntimeSymbol> pairwiseSumSymbols();
+
+} // namespace graphjit
+
+#endif

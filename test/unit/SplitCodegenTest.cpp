@@ -1,0 +1,121 @@
+//===- SplitCodegenTest.cpp - Machine code in parts, on threads -----------===//
+//
+// codegenInParts() cuts a module whose functions call one another through
+// internal symbols, and read a private constant, into object files that
+// link back into one working program; codegenPartsFor() leaves small
+// modules whole.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/JitEngine.h"
+#include "jit/SplitCodegen.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/SourceMgr.h"
+#include "gtest/gtest.h"
+#include <map>
+#include <set>
+#include <thread>
+
+using namespace graphjit;
+
+namespace {
+
+// entry(x) = twice(x) + thrice(x) + the constant's 7, through internal
+// fastcc helpers in what will be other parts.
+constexpr const char *ProgramIR = R"(
+@seven = private constant i64 7
+define internal fastcc i64 @twice(i64 %x) noinline {
+  %r = mul i64 %x, 2
+  ret i64 %r
+}
+define internal fastcc i64 @thrice(i64 %x) noinline {
+  %r = mul i64 %x, 3
+  ret i64 %r
+}
+define i64 @entry(i64 %x) {
+  %a = call fastcc i64 @twice(i64 %x)
+  %b = call fastcc i64 @thrice(i64 %x)
+  %s = add i64 %a, %b
+  %c = load i64, ptr @seven
+  %r = add i64 %s, %c
+  ret i64 %r
+}
+)";
+
+std::unique_ptr<llvm::Module> parse(llvm::LLVMContext &Ctx, const char *IR) {
+  llvm::SMDiagnostic Diag;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Diag, Ctx);
+  EXPECT_TRUE(M) << Diag.getMessage().str();
+  return M;
+}
+
+TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> M = parse(Ctx, ProgramIR);
+  ASSERT_TRUE(M);
+  M->setDataLayout(Engine.dataLayout());
+  M->setTargetTriple(Engine.triple());
+  auto MakeTM = [] {
+    auto JTMB = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!JTMB)
+      return llvm::Expected<std::unique_ptr<llvm::TargetMachine>>(
+          JTMB.takeError());
+    return JTMB->createTargetMachine();
+  };
+  auto Objects = codegenInParts(*M, 3, MakeTM);
+  ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
+  EXPECT_EQ(Objects->size(), 3u);
+  // Each function is defined in exactly one object, and not all in one:
+  // the objects must link to one another to run entry.
+  std::map<std::string, std::set<size_t>> DefinedIn;
+  for (size_t I = 0; I < Objects->size(); ++I) {
+    auto Obj = llvm::object::ObjectFile::createObjectFile(
+        (*Objects)[I]->getMemBufferRef());
+    ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
+    for (const llvm::object::SymbolRef &Sym : (*Obj)->symbols()) {
+      auto Name = Sym.getName();
+      auto Flags = Sym.getFlags();
+      ASSERT_TRUE(Name && Flags);
+      if (!(*Flags & llvm::object::SymbolRef::SF_Undefined))
+        DefinedIn[Name->str()].insert(I);
+    }
+  }
+  std::set<size_t> Used;
+  for (const char *Fn : {"entry", "twice", "thrice"}) {
+    ASSERT_EQ(DefinedIn[Fn].size(), 1u) << Fn;
+    Used.insert(*DefinedIn[Fn].begin());
+  }
+  EXPECT_GT(Used.size(), 1u);
+  auto Code = Engine.link(std::move(*Objects), "entry", false);
+  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
+  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
+  EXPECT_EQ(Entry(5), 5 * 2 + 5 * 3 + 7);
+  EXPECT_EQ(Entry(-4), -4 * 5 + 7);
+  Engine.release(*Code);
+}
+
+TEST(SplitCodegen, SmallModulesStayWhole) {
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> M = parse(Ctx, ProgramIR);
+  ASSERT_TRUE(M);
+  EXPECT_EQ(codegenPartsFor(*M), 1u);
+  // Many instructions in several functions: as many parts as threads
+  // allow, up to 4.
+  std::string Big;
+  for (int F = 0; F < 6; ++F) {
+    Big += "define i64 @f" + std::to_string(F) + "(i64 %x0) {\n";
+    for (int I = 1; I <= 200; ++I)
+      Big += "  %x" + std::to_string(I) + " = mul i64 %x" +
+             std::to_string(I - 1) + ", 3\n";
+    Big += "  ret i64 %x200\n}\n";
+  }
+  std::unique_ptr<llvm::Module> Large = parse(Ctx, Big.c_str());
+  ASSERT_TRUE(Large);
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(codegenPartsFor(*Large), std::min(Threads, 4u));
+}
+
+} // namespace
