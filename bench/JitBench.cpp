@@ -176,9 +176,32 @@ static void benchPlanned() {
   outs() << format("planned: call overhead, (x+y+z)*2 at n=3: %.0f ns, "
                    "runtime-prepared %.0f ns\n",
                    CallP * 1e9, CallR * 1e9);
+
+  // The same planned function through call() and callInto() (outputs
+  // kept by the caller from call to call), in alternation.
+  std::vector<NDArray> Out;
+  std::vector<double> TCall, TInto;
+  for (int R = 0; R < 15; ++R) {
+    double Start = now();
+    for (int I = 0; I < 20000; ++I)
+      callOrDie(*CP, In);
+    TCall.push_back((now() - Start) / 20000);
+    Start = now();
+    for (int I = 0; I < 20000; ++I)
+      if (llvm::Error E = CP->callInto(In, Out)) {
+        llvm::errs() << llvm::toString(std::move(E)) << "\n";
+        exit(1);
+      }
+    TInto.push_back((now() - Start) / 20000);
+  }
+  llvm::sort(TCall);
+  llvm::sort(TInto);
+  outs() << format("planned: call overhead, (x+y+z)*2 at n=3: call() %.0f "
+                   "ns, callInto() %.0f ns\n",
+                   TCall[TCall.size() / 2] * 1e9, TInto[TInto.size() / 2] * 1e9);
 }
 
-// The planned call of (x+y+z)*2 at n=3 alone, for about two seconds: a
+// The planned callInto() of (x+y+z)*2 at n=3 alone, for seconds: a
 // loop to run under `perf record` (the other sections mix in other code).
 static void benchCallLoop() {
   auto M = loadExample("profiling_example.graph");
@@ -187,8 +210,11 @@ static void benchCallLoop() {
   for (int I = 0; I < 3; ++I)
     In.push_back(randomArray(DType::F64, {3}, I));
   auto Fn = compilePlanned(*G, true, nullptr);
-  double T = timeIt([&] { callOrDie(*Fn, In); }, 9, 1000000);
-  outs() << format("callloop: (x+y+z)*2 at n=3, planned: %.0f ns per call\n",
+  std::vector<NDArray> Out;
+  double T = timeIt([&] { llvm::cantFail(Fn->callInto(In, Out)); }, 9,
+                    1000000);
+  outs() << format("callloop: (x+y+z)*2 at n=3, planned, callInto(): %.0f "
+                   "ns per call\n",
                    T * 1e9);
 }
 

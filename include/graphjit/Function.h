@@ -130,6 +130,16 @@ public:
   /// Thread-safe.
   llvm::Expected<std::vector<NDArray>> call(llvm::ArrayRef<NDArray> Inputs,
                                             const DimBindings &Given = {});
+  /// As call(), with the outputs written into Outputs (resized to their
+  /// count), for a caller that keeps Outputs from call to call: the
+  /// arrays' shape storage is reused, and the memory of the last call's
+  /// results, which Outputs lets go of first, goes back to the function's
+  /// planned storage. So a steady loop of calls allocates nothing on the
+  /// heap. A copy of an output the caller kept elsewhere keeps its memory
+  /// and values. On error Outputs holds null arrays.
+  llvm::Error callInto(llvm::ArrayRef<NDArray> Inputs,
+                       std::vector<NDArray> &Outputs,
+                       const DimBindings &Given = {});
 
   /// The graph that runs: the one compiled, as the optimizer rewrote it.
   const FunctionGraph &graph() const { return Graph; }
@@ -155,9 +165,14 @@ private:
   friend class CompilePipeline;
   Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> Rewritten,
            const CompileOptions &Opts, Schedule S);
-  llvm::Expected<std::vector<NDArray>> callIn(CallState &S,
-                                              llvm::ArrayRef<NDArray> Inputs,
-                                              const DimBindings &Given);
+  /// Leases a call state and runs callIn on it, timed when profiled.
+  llvm::Error callWith(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given,
+                       std::vector<NDArray> &Results, bool Reuse);
+  /// One call: the outputs appended to Results, or with Reuse assigned
+  /// to its elements (sized already).
+  llvm::Error callIn(CallState &S, llvm::ArrayRef<NDArray> Inputs,
+                     const DimBindings &Given, std::vector<NDArray> &Results,
+                     bool Reuse);
   llvm::Error runNodes(CallState &S, const ExecContext &Ctx);
   llvm::Error startProfiling(const CompiledCode *Code);
 

@@ -86,6 +86,10 @@ public:
 
   /// A C-contiguous array on all of B's memory (a device buffer, say).
   static NDArray onBuffer(std::shared_ptr<Buffer> B, DType T, const Shape &S);
+  /// As onBuffer(), into Out, reusing Out's shape and strides: planned
+  /// values placed anew on every call allocate nothing.
+  static void onBufferInto(NDArray &Out, std::shared_ptr<Buffer> B, DType T,
+                           llvm::ArrayRef<int64_t> S);
 
   bool isNull() const { return !Store; }
   /// Whether the elements live in device memory (the GPU path): only GPU

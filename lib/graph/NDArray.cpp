@@ -218,6 +218,15 @@ NDArray NDArray::onBuffer(std::shared_ptr<Buffer> B, DType T,
   return A;
 }
 
+void NDArray::onBufferInto(NDArray &Out, std::shared_ptr<Buffer> B, DType T,
+                           llvm::ArrayRef<int64_t> S) {
+  Out.Ptr = static_cast<char *>(B->data());
+  Out.Store = std::move(B);
+  Out.Dtype = T;
+  Out.Dims.assign(S.begin(), S.end());
+  fillContiguousStrides(Out.Steps, S, dtypeSize(T));
+}
+
 int64_t NDArray::numElements() const { return numElementsOf(Dims); }
 
 bool NDArray::isContiguous() const {

@@ -38,8 +38,8 @@ void CallFrame::materialize(unsigned Var) {
     return;
   const gj_slot &Slot = Slots[Var];
   unsigned Rank = V->type().rank();
-  Shape Dims(Slot.shape, Slot.shape + Rank);
   if (int Viewed = Plan->ViewOf[Var]; Viewed >= 0) {
+    Shape Dims(Slot.shape, Slot.shape + Rank);
     // A view shares the memory of what it views, whoever made that.
     materialize(Viewed);
     const NDArray &Base = Values[Viewed];
@@ -60,7 +60,9 @@ void CallFrame::materialize(unsigned Var) {
     return;
   }
   unsigned S = Plan->StorageOf[Var];
-  Values[Var] = NDArray::onBuffer(StorageBuffers[S], V->type().Dtype, Dims);
+  // Into the value's own shape storage, kept from call to call.
+  NDArray::onBufferInto(Values[Var], StorageBuffers[S], V->type().Dtype,
+                        llvm::ArrayRef<int64_t>(Slot.shape, Rank));
   Storages[S].capacity = -1;
   HandedOutAs[S].push_back(Var);
   Materialized.push_back(Var);

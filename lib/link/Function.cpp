@@ -272,14 +272,39 @@ private:
 
 Expected<std::vector<NDArray>>
 Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
+  std::vector<NDArray> Results;
+  Results.reserve(Plan->OutputIds.size());
+  if (llvm::Error E = callWith(Inputs, Given, Results, /*Reuse=*/false))
+    return E;
+  return Results;
+}
+
+llvm::Error Function::callInto(llvm::ArrayRef<NDArray> Inputs,
+                               std::vector<NDArray> &Outputs,
+                               const DimBindings &Given) {
+  // The last call's results let go of their memory first, so that the
+  // planned storages they came from can be reused rather than replaced.
+  for (NDArray &Out : Outputs)
+    Out.dropBuffer();
+  Outputs.resize(Plan->OutputIds.size());
+  llvm::Error E = callWith(Inputs, Given, Outputs, /*Reuse=*/true);
+  if (E)
+    for (NDArray &Out : Outputs)
+      Out.dropBuffer();
+  return E;
+}
+
+llvm::Error Function::callWith(llvm::ArrayRef<NDArray> Inputs,
+                               const DimBindings &Given,
+                               std::vector<NDArray> &Results, bool Reuse) {
   CallStateLease S(SpareState, *Plan, ById, Jit != nullptr,
                    Jit ? &Jit->Storage : nullptr);
   if (!Profiler)
-    return callIn(*S, Inputs, Given);
+    return callIn(*S, Inputs, Given, Results, Reuse);
   uint64_t Start = Profiler->now();
-  Expected<std::vector<NDArray>> R = callIn(*S, Inputs, Given);
+  llvm::Error E = callIn(*S, Inputs, Given, Results, Reuse);
   Profiler->callEnded(Start);
-  return R;
+  return E;
 }
 
 // Whether the call's value of Var is an array of its own, contiguous from
@@ -295,9 +320,9 @@ static bool ownsExclusively(CallState &S, unsigned Var) {
   return V.buffer().use_count() == 1;
 }
 
-Expected<std::vector<NDArray>> Function::callIn(CallState &S,
-                                                llvm::ArrayRef<NDArray> Inputs,
-                                                const DimBindings &Given) {
+llvm::Error Function::callIn(CallState &S, llvm::ArrayRef<NDArray> Inputs,
+                             const DimBindings &Given,
+                             std::vector<NDArray> &Results, bool Reuse) {
   // The plan checks and binds without building strings; bindInputs() words
   // the errors, and binds the sizes given.
   std::optional<DimBindings> GivenDims;
@@ -366,19 +391,24 @@ Expected<std::vector<NDArray>> Function::callIn(CallState &S,
                                    ? std::move(S.Values[Updates[I].Value->id()])
                                    : std::move(NewValues[I]);
 
-  std::vector<NDArray> Results;
-  Results.reserve(Plan->OutputIds.size());
   for (unsigned I = 0; I < Plan->OutputIds.size(); ++I) {
     NDArray &V = S.Values[Plan->OutputIds[I]];
-    Results.push_back(Plan->MoveOutput[I] ? std::move(V) : V);
-    if (Results.back().isBorrowed())
+    // Reusing, the value is copied into the caller's array (its shape
+    // storage reused; the call state keeps its own, and drops the buffer
+    // when it is cleared). Else it is moved out where it may be.
+    if (Reuse)
+      Results[I] = V;
+    else
+      Results.push_back(Plan->MoveOutput[I] ? std::move(V) : V);
+    NDArray &R = Results[I];
+    if (R.isBorrowed())
       for (const NDArray &In : Inputs)
-        Results.back().reown(In);
+        R.reown(In);
     // Only an input that itself borrows could leave a result borrowing.
-    if (Results.back().isBorrowed())
-      Results.back() = Results.back().copy();
+    if (R.isBorrowed())
+      R = R.copy();
   }
-  return Results;
+  return llvm::Error::success();
 }
 
 llvm::Error graphjit::setCodegenThreads(unsigned N) {

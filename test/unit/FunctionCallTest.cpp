@@ -12,6 +12,8 @@
 #include "graphjit/Parser.h"
 #include "gtest/gtest.h"
 #include <atomic>
+#include <cstdlib>
+#include <new>
 #include <thread>
 
 using namespace graphjit;
@@ -173,6 +175,89 @@ TEST_P(FunctionCall, ResultsThatAliasInputsOwnTheirMemory) {
   }
   EXPECT_EQ(3, Results[1].getDouble(1)); // xt[0][1] = x[1][0]
   EXPECT_EQ(2u, Results[0].buffer().use_count() - 1); // 3 results share it.
+}
+
+// callInto() gives call()'s results in the caller's vector, across shapes
+// and errors; a copy the caller keeps is not written over by later calls.
+TEST_P(FunctionCall, CallIntoReusesTheCallersArrays) {
+  auto M = parseExample();
+  ASSERT_TRUE(M);
+  auto Fn = compileOrFail(*M->lookupFunction("example"), GetParam());
+  ASSERT_TRUE(Fn);
+  std::vector<NDArray> Out;
+  NDArray Kept;
+  for (int64_t N : {4, 4, 0, 7, 4}) {
+    double A = double(N), B = 2, C = -1;
+    llvm::Error E = Fn->callInto({vec(N, A, 1), vec(N, B, 2), vec(N, C, 3)}, Out);
+    ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    ASSERT_EQ(1u, Out.size());
+    EXPECT_EQ("", checkExample(Out[0], N, A, B, C)) << "n=" << N;
+    if (Kept.isNull())
+      Kept = Out[0];
+  }
+  EXPECT_EQ("", checkExample(Kept, 4, 4, 2, -1));
+  // A failing call leaves null arrays; the next call works.
+  llvm::Error Bad = Fn->callInto({vec(3, 0, 1), vec(4, 0, 1), vec(3, 0, 1)}, Out);
+  ASSERT_TRUE(bool(Bad));
+  EXPECT_EQ("input 'y' dim 0 is 4, but 'n' is 3 from input 'x' dim 0",
+            llvm::toString(std::move(Bad)));
+  ASSERT_EQ(1u, Out.size());
+  EXPECT_TRUE(Out[0].isNull());
+  llvm::Error Good = Fn->callInto({vec(2, 1, 1), vec(2, 2, 2), vec(2, 3, 3)}, Out);
+  ASSERT_FALSE(bool(Good)) << llvm::toString(std::move(Good));
+  EXPECT_EQ("", checkExample(Out[0], 2, 1, 2, 3));
+}
+
+namespace {
+// Global operator new, counted on this thread while Counting is set.
+thread_local bool Counting = false;
+thread_local size_t Allocations = 0;
+} // namespace
+
+// The replacements pair malloc with free, which GCC cannot see through.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+void *operator new(size_t Size) {
+  if (Counting)
+    ++Allocations;
+  if (void *P = std::malloc(Size ? Size : 1))
+    return P;
+  throw std::bad_alloc();
+}
+void operator delete(void *P) noexcept { std::free(P); }
+void operator delete(void *P, size_t) noexcept { std::free(P); }
+
+// A steady loop of callInto() on the JIT allocates nothing on the heap
+// (no shape vectors, no result vector), and the output lands in the same
+// memory every call (its planned storage, given back by the last result).
+TEST(FunctionCallInto, SteadyCallsAllocateNothing) {
+  auto M = parseExample();
+  ASSERT_TRUE(M);
+  auto Fn = compileOrFail(*M->lookupFunction("example"), LinkerKind::CPy);
+  ASSERT_TRUE(Fn);
+  std::vector<NDArray> In = {vec(5, 1, 1), vec(5, 2, 2), vec(5, 3, 3)};
+  std::vector<NDArray> Out;
+  for (int Warm = 0; Warm < 2; ++Warm)
+    ASSERT_FALSE(bool(Fn->callInto(In, Out)));
+  const void *Data = Out[0].data();
+  Allocations = 0;
+  Counting = true;
+  for (int I = 0; I < 100; ++I)
+    if (llvm::Error E = Fn->callInto(In, Out)) {
+      Counting = false;
+      FAIL() << llvm::toString(std::move(E));
+    }
+  Counting = false;
+  EXPECT_EQ(0u, Allocations);
+  EXPECT_EQ(Data, Out[0].data());
+  EXPECT_EQ("", checkExample(Out[0], 5, 1, 2, 3));
+  // call() for comparison makes the result vector and its shapes.
+  Counting = true;
+  auto R = Fn->call(In);
+  Counting = false;
+  ASSERT_TRUE(bool(R));
+  EXPECT_GT(Allocations, 0u);
 }
 
 // One Function called from 4 threads at once, each with its own inputs
