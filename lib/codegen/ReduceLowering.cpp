@@ -49,6 +49,10 @@ private:
                   function_ref<void(Value *, Value *, Value *)> Row);
   /// One output element: the reduction starting at Base.
   void reduceOne(Value *Base, ArrayRef<Value *> Outs);
+  /// A float sum or mean over one axis, a row of outputs at a time: the
+  /// last of KeptDims is contiguous in the input and the output.
+  void sumColumns(ArrayRef<Value *> KeptDims, ArrayRef<Value *> Bases,
+                  ArrayRef<SmallVector<Value *, 8>> Strides, DType OutT);
   /// Fold K of the reduction at Base, row by row.
   Value *fold(Value *Base, RowFold K);
   Value *floatSum(Value *Base, DType Acc);
@@ -275,8 +279,64 @@ void ReduceEmitter::emit() {
   SmallVector<Value *, 3> Bases = {In.Data};
   for (const ArrayValues &O : Outs)
     Bases.push_back(O.Data);
-  emitStridedNest(E, KeptDims, Bases, Strides, [&](ArrayRef<Value *> P) {
-    reduceOne(P[0], P.drop_front());
+  auto EachElement = [&] {
+    emitStridedNest(E, KeptDims, Bases, Strides, [&](ArrayRef<Value *> P) {
+      reduceOne(P[0], P.drop_front());
+    });
+  };
+  // A float sum or mean over one axis that is not the last, whose last
+  // kept dim is contiguous in the input and the output: all of a row of
+  // outputs at once, a vector of columns at a time (the sums over a
+  // leading axis of a bias's gradient). Else one output element at a time.
+  DType OutT = E.Node.output(0)->type().Dtype;
+  bool Columns = ((Info.K == ReductionInfo::Sum && isFloat(T)) ||
+                  Info.K == ReductionInfo::Mean) &&
+                 RedDims.size() == 1 && !KeptDims.empty();
+  if (!Columns)
+    return EachElement();
+  Value *Unit = B.CreateAnd(
+      B.CreateICmpEQ(Strides[0].back(), E.constI64(int64_t(dtypeSize(T)))),
+      B.CreateICmpEQ(Strides[1].back(), E.constI64(int64_t(dtypeSize(OutT)))));
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  BasicBlock *ColumnsBB = BasicBlock::Create(E.ctx(), "columns", F);
+  BasicBlock *EachBB = BasicBlock::Create(E.ctx(), "each.element", F);
+  BasicBlock *Done = BasicBlock::Create(E.ctx(), "reduced", F);
+  B.CreateCondBr(Unit, ColumnsBB, EachBB);
+  B.SetInsertPoint(EachBB);
+  EachElement();
+  B.CreateBr(Done);
+  B.SetInsertPoint(ColumnsBB);
+  sumColumns(KeptDims, Bases, Strides, OutT);
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+void ReduceEmitter::sumColumns(ArrayRef<Value *> KeptDims,
+                               ArrayRef<Value *> Bases,
+                               ArrayRef<SmallVector<Value *, 8>> Strides,
+                               DType OutT) {
+  // Sums accumulate in the output's dtype: T for a float sum, and a
+  // mean's (floats in their dtype, the rest in f64, as floatSum).
+  llvm::Function *Kernel = pairwiseColumnsFunction(E, OutT, T);
+  SmallVector<SmallVector<Value *, 8>, 3> Outer;
+  for (const SmallVector<Value *, 8> &S : Strides)
+    Outer.emplace_back(S.begin(), S.end() - 1);
+  Value *Cols = KeptDims.back();
+  emitStridedNest(E, KeptDims.drop_back(), Bases.take_front(2), Outer,
+                  [&](ArrayRef<Value *> P) {
+    B.CreateCall(Kernel, {P[0], RedStrides[0], RedDims[0], Cols, P[1]});
+    if (Info.K != ReductionInfo::Mean)
+      return;
+    // As reduceOne: the sum over the count, NaN for an empty mean.
+    Type *Ty = E.valueType(OutT);
+    Value *Count = B.CreateSIToFP(RedCount, Ty);
+    Value *Empty = B.CreateICmpEQ(RedCount, E.constI64(0));
+    E.emitLoop(Cols, "mean", [&](Value *J) {
+      Value *At = B.CreateInBoundsGEP(Ty, P[1], J);
+      Value *Mean = B.CreateFDiv(B.CreateLoad(Ty, At), Count);
+      B.CreateStore(B.CreateSelect(Empty, ConstantFP::getQNaN(Ty), Mean),
+                    At);
+    });
   });
 }
 

@@ -78,22 +78,38 @@ Value *graphjit::emitBeats(IRBuilder<> &B, Value *V, Value *Acc, DType T,
   return IsMax ? B.CreateICmpUGT(V, Acc) : B.CreateICmpULT(V, Acc);
 }
 
+/// The declaration of a precompiled kernel that only reads memory through
+/// its pointers but Out (lib/ops/PairwiseSumKernels.cpp).
+static llvm::Function *declareSumKernel(ThunkEmitter &E, const Twine &Name,
+                                        FunctionType *Ty) {
+  llvm::Function *F = cast<llvm::Function>(
+      E.M.getOrInsertFunction(Name.str(), Ty).getCallee());
+  F->setDoesNotThrow();
+  F->setWillReturn();
+  return F;
+}
+
 llvm::Function *graphjit::pairwiseSumFunction(ThunkEmitter &E, DType Acc,
                                               DType Elem) {
   assert(isFloat(Acc) && "pairwise sums accumulate in a float");
   // Precompiled (lib/ops/PairwiseSumKernels.cpp), shared with perform():
   // a declaration costs the module nothing to compile.
-  std::string Name =
-      ("gj_pairwise_sum_" + dtypeName(Acc) + "_" + dtypeName(Elem)).str();
   Type *PtrTy = PointerType::getUnqual(E.ctx());
-  FunctionType *Ty =
-      FunctionType::get(E.valueType(Acc), {PtrTy, E.i64(), E.i64()}, false);
-  llvm::Function *F =
-      cast<llvm::Function>(E.M.getOrInsertFunction(Name, Ty).getCallee());
-  F->setDoesNotThrow();
+  llvm::Function *F = declareSumKernel(
+      E, "gj_pairwise_sum_" + dtypeName(Acc) + "_" + dtypeName(Elem),
+      FunctionType::get(E.valueType(Acc), {PtrTy, E.i64(), E.i64()}, false));
   F->setOnlyReadsMemory();
-  F->setWillReturn();
   return F;
+}
+
+llvm::Function *graphjit::pairwiseColumnsFunction(ThunkEmitter &E, DType Acc,
+                                                  DType Elem) {
+  assert(isFloat(Acc) && "pairwise sums accumulate in a float");
+  Type *PtrTy = PointerType::getUnqual(E.ctx());
+  return declareSumKernel(
+      E, "gj_pairwise_sum_cols_" + dtypeName(Acc) + "_" + dtypeName(Elem),
+      FunctionType::get(E.B.getVoidTy(),
+                        {PtrTy, E.i64(), E.i64(), E.i64(), PtrTy}, false));
 }
 
 DType graphjit::rowFoldAccType(RowFold K, DType T) {

@@ -24,6 +24,14 @@ namespace graphjit {
 /// static_cast does).
 llvm::Function *pairwiseSumFunction(ThunkEmitter &E, DType Acc, DType Elem);
 
+/// The declaration of `void gj_pairwise_sum_cols_<acc>_<elem>(ptr First,
+/// i64 RowStride, i64 N, i64 Cols, ptr Out)`: for Cols adjacent columns
+/// (elements next to one another), each column's pairwise sum over N rows,
+/// to the bit what pairwiseSumFunction's gives for it, into Cols
+/// contiguous Accs; precompiled, computed a vector of columns at a time.
+llvm::Function *pairwiseColumnsFunction(ThunkEmitter &E, DType Acc,
+                                        DType Elem);
+
 /// The reductions a row kernel folds element by element.
 enum class RowFold { Sum, Prod, All, Any };
 

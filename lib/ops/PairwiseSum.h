@@ -98,6 +98,80 @@ Acc pairwiseSum(const char *P, int64_t Stride, int64_t N) {
          pairwiseSum<Acc, T>(P + N2 * Stride, Stride, N - N2);
 }
 
+/// Column sums: for Cols adjacent columns (elements sizeof(T) apart along
+/// a row, rows RowStride bytes apart), each column's pairwiseSum over N
+/// rows, into Out (Cols contiguous Accs). The columns are summed a vector
+/// of them at a time with the same additions in the same order as
+/// pairwiseSum does per column, so that each result is its bits exactly.
+template <typename Acc, typename T>
+class PairwiseColumns {
+  static constexpr int Lanes = 32 / sizeof(Acc); // One AVX2 register.
+  using Stored = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+  typedef Stored Row __attribute__((vector_size(Lanes * sizeof(Stored))));
+  typedef Acc Sums __attribute__((vector_size(Lanes * sizeof(Acc))));
+
+  const int64_t RowStride;
+
+  // Row I of the columns at P, converted (an out-parameter: a vector
+  // returned by value has an ABI of its own per target).
+  void load(const char *P, int64_t I, Sums &S) const {
+    Row R;
+    std::memcpy(&R, P + I * RowStride, sizeof(R));
+    S = __builtin_convertvector(R, Sums);
+  }
+
+  void sum(const char *P, int64_t N, Sums &Res) const {
+    Sums X;
+    if (N < 8) {
+      Res = Sums{};
+      for (int64_t I = 0; I < N; ++I) {
+        load(P, I, X);
+        Res += X;
+      }
+      return;
+    }
+    if (N <= 128) {
+      Sums R[8];
+      for (int J = 0; J < 8; ++J)
+        load(P, J, R[J]);
+      int64_t I = 8;
+      for (; I < N - N % 8; I += 8)
+        for (int J = 0; J < 8; ++J) {
+          load(P, I + J, X);
+          R[J] += X;
+        }
+      Res = ((R[0] + R[1]) + (R[2] + R[3])) + ((R[4] + R[5]) + (R[6] + R[7]));
+      for (; I < N; ++I) {
+        load(P, I, X);
+        Res += X;
+      }
+      return;
+    }
+    int64_t N2 = pairwiseSplit(N);
+    Sums Hi;
+    sum(P, N2, Res);
+    sum(P + N2 * RowStride, N - N2, Hi);
+    Res += Hi;
+  }
+
+public:
+  explicit PairwiseColumns(int64_t RowStride) : RowStride(RowStride) {}
+
+  /// Each sum is added to 0, as the reductions add their rows' sums to a
+  /// total that starts at 0 (so a sum of -0.0s is 0.0 in every linker).
+  void run(const char *P, int64_t N, int64_t Cols, Acc *Out) const {
+    int64_t J = 0;
+    for (; J + Lanes <= Cols; J += Lanes) {
+      Sums S, Total = {};
+      sum(P + J * sizeof(Stored), N, S);
+      Total += S;
+      std::memcpy(Out + J, &Total, sizeof(Total));
+    }
+    for (; J < Cols; ++J)
+      Out[J] = Acc(0) + pairwiseSum<Acc, T>(P + J * sizeof(Stored), RowStride, N);
+  }
+};
+
 } // namespace graphjit
 
 #endif

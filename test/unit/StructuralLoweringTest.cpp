@@ -254,6 +254,36 @@ TEST(StructuralLowering, ReductionsOfLongRowsAgreeToTheBit) {
     }
 }
 
+// Sums and means over one leading axis run a vector of columns at a time
+// (gj_pairwise_sum_cols): over more than 128 rows (the pairwise halves),
+// with column counts that leave a tail, contiguous and in views that are
+// not (the per-element path), to the bit as perform.
+TEST(StructuralLowering, ColumnSumsAgreeToTheBit) {
+  for (DType T : {DType::F32, DType::F64, DType::I32, DType::Bool})
+    for (View V : {View::Plain, View::Transposed}) {
+      SCOPED_TRACE(dtypeName(T).str() + " view " + std::to_string(int(V)));
+      BuildFn Build = [V, T](FunctionBuilder &B, std::vector<Variable *> In) {
+        Variable *X = viewOf(B, In[0], V);
+        for (Axes A : {axes({0}), axes({1})}) {
+          if (isFloat(T))
+            B.output(apply(B, "sum", {X}, axisAttrs(A, false)));
+          B.output(apply(B, "mean", {X}, axisAttrs(A, true)));
+        }
+      };
+      agree({rank3(T)}, Build, {ramp(T, {150, 3, 37})});
+    }
+  // A column of -0.0s sums to 0.0, as the reductions' totals start at 0.
+  NDArray Zeros = NDArray::zeros(DType::F64, {9, 4, 8});
+  for (int64_t I = 0; I < Zeros.numElements(); I += 2)
+    Zeros.dataAs<double>()[I] = -0.0;
+  BuildFn Sum0 = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    B.output(apply(B, "sum", {In[0]}, axisAttrs(axes({0}), false)));
+  };
+  std::vector<NDArray> Out = agree({rank3(DType::F64)}, Sum0, {Zeros});
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_FALSE(std::signbit(Out[0].getDouble(0)));
+}
+
 // Where the answer's bits depend on the order: -0.0 against 0.0, NaNs of
 // either sign, in rows long enough for the vector blocks and in their
 // tails, read contiguously and strided.
