@@ -5,6 +5,7 @@
 #include "SplitCodegen.h"
 #include "VectorMath.h"
 #include "runtime/MemoryRuntime.h"
+#include "runtime/ParallelRuntime.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/TraceRuntime.h"
 #include "runtime/RuntimeABI.h"
@@ -82,7 +83,7 @@ void JitEngine::registerSymbols(ArrayRef<RuntimeSymbol> Symbols) {
 static Error defineRuntimeSymbols(orc::LLJIT &J) {
   std::lock_guard<std::mutex> G(RegisteredLock);
   for (auto Group : {ProfileRuntime::symbols(), MemoryRuntime::symbols(),
-                     TraceRuntime::symbols(),
+                     TraceRuntime::symbols(), ParallelRuntime::symbols(),
                      ArrayRef<RuntimeSymbol>(registeredSymbols())})
     if (Error E = defineSymbols(J, Group))
       return E;

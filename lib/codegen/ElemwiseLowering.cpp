@@ -33,6 +33,7 @@
 
 #include "ElemwiseLowering.h"
 #include "ElemwiseLoweringKernel.h"
+#include "StructuralLoweringUtil.h"
 #include "ops/ElemwiseOps.h"
 #include "ops/ScalarOps.h"
 #include "llvm/IR/CFG.h"
@@ -117,6 +118,10 @@ private:
   void emitStreaming(Value *NumElements);
   Function *streamChunkFunction();
   void emitFlatOrStreaming(Value *NumElements);
+  /// The runtime's gj_parallel_for, declared in the module.
+  FunctionCallee parallelFor();
+  /// The trampoline that runs Flat on one piece of the elements.
+  Function *flatPiece(Function *Flat, ArrayRef<bool> Inv);
   void emitFlatBody(Value *NumElements);
   /// `if (Cond) Then(); else Else();`, leaving the builder after both.
   void emitIf(Value *Cond, StringRef Name, function_ref<void()> Then,
@@ -416,6 +421,16 @@ static std::atomic<uint64_t> &streamingThreshold() {
   return Bytes;
 }
 
+// Below a couple of MiB the pieces' wake-up costs more than a second
+// core gains (measured: docs/BENCHMARKS.md, "Threads").
+static std::atomic<uint64_t> ParallelBytes{uint64_t(4) << 20};
+
+uint64_t graphjit::elemwiseParallelThreshold() { return ParallelBytes.load(); }
+
+void graphjit::setElemwiseParallelThreshold(uint64_t Bytes) {
+  ParallelBytes.store(Bytes);
+}
+
 uint64_t graphjit::elemwiseStreamingThreshold() {
   return streamingThreshold().load();
 }
@@ -459,7 +474,81 @@ void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
   SmallVector<Value *, 4> Inputs;
   for (const Operand &Op : Ops)
     Inputs.push_back(Op.Data);
-  callLoopKernel(Flat, Inv, Inputs, /*Begin=*/nullptr, Out.Data, NumElements);
+  uint64_t Parallel = elemwiseParallelThreshold();
+  if (Parallel == 0) {
+    callLoopKernel(Flat, Inv, Inputs, /*Begin=*/nullptr, Out.Data,
+                   NumElements);
+    return;
+  }
+  // Large outputs: the flat path in pieces on the runtime's threads, each
+  // a whole number of cache lines of the output, through a trampoline
+  // that offsets the pointers (gj_parallel_for).
+  Value *Bytes = B.CreateMul(NumElements, size(Out.T));
+  emitIf(
+      B.CreateICmpUGE(Bytes, E.constI64(int64_t(Parallel))), "parallel",
+      [&] {
+        Function *Piece = flatPiece(Flat, Inv);
+        Type *PtrTy = B.getPtrTy();
+        AllocaInst *Ctx = entryAlloca(
+            E, ArrayType::get(PtrTy, Ops.size() + 1), "parallel.ctx");
+        B.CreateStore(Out.Data, B.CreateConstInBoundsGEP2_32(
+                                    Ctx->getAllocatedType(), Ctx, 0, 0));
+        for (unsigned I = 0; I < Ops.size(); ++I)
+          B.CreateStore(Ops[I].Read
+                            ? Inputs[I]
+                            : static_cast<Value *>(
+                                  ConstantPointerNull::get(B.getPtrTy())),
+                        B.CreateConstInBoundsGEP2_32(Ctx->getAllocatedType(),
+                                                     Ctx, 0, I + 1));
+        int64_t Align = std::max<int64_t>(
+            1, int64_t(LineBytes / dtypeSize(Out.T)));
+        B.CreateCall(parallelFor(), {Piece, Ctx, NumElements,
+                                     E.constI64(Align)});
+      },
+      [&] {
+        callLoopKernel(Flat, Inv, Inputs, /*Begin=*/nullptr, Out.Data,
+                       NumElements);
+      });
+}
+
+// `void gj_parallel_for(ptr Body, ptr Ctx, i64 N, i64 Align)`, from the
+// runtime (runtime/ParallelRuntime.h).
+FunctionCallee ElemwiseEmitter::parallelFor() {
+  Type *PtrTy = B.getPtrTy();
+  return E.M.getOrInsertFunction(
+      "gj_parallel_for",
+      FunctionType::get(B.getVoidTy(), {PtrTy, PtrTy, E.i64(), E.i64()},
+                        false));
+}
+
+// `void gj_ewpiece.<flat>(ptr Ctx, i64 Begin, i64 End)`: Flat over
+// elements [Begin, End); Ctx holds the output's and the inputs' pointers,
+// those of inputs that vary advanced to Begin.
+Function *ElemwiseEmitter::flatPiece(Function *Flat, ArrayRef<bool> Inv) {
+  std::string Name = ("gj_ewpiece." + Flat->getName().drop_front(10)).str();
+  if (Function *F = E.M.getFunction(Name))
+    return F;
+  Type *PtrTy = B.getPtrTy();
+  Function *F = Function::Create(
+      FunctionType::get(B.getVoidTy(), {PtrTy, E.i64(), E.i64()}, false),
+      GlobalValue::InternalLinkage, Name, E.M);
+  F->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> PB(BasicBlock::Create(E.ctx(), "entry", F));
+  Value *Ctx = F->getArg(0), *Begin = F->getArg(1), *End = F->getArg(2);
+  auto Slot = [&](unsigned K) {
+    return PB.CreateLoad(PtrTy, PB.CreateConstInBoundsGEP1_64(PtrTy, Ctx, K));
+  };
+  Value *OutPtr = PB.CreateInBoundsGEP(E.memoryType(Out.T), Slot(0), Begin);
+  SmallVector<Value *, 6> Args{OutPtr, PB.CreateSub(End, Begin)};
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    Value *In = Slot(I + 1);
+    if (Ops[I].Read && !Inv[I])
+      In = PB.CreateInBoundsGEP(E.memoryType(Ops[I].T), In, Begin);
+    Args.push_back(In);
+  }
+  PB.CreateCall(Flat, Args);
+  PB.CreateRetVoid();
+  return F;
 }
 
 void ElemwiseEmitter::emitFlatBody(Value *NumElements) {

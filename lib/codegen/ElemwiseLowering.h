@@ -1,8 +1,9 @@
 //===- ElemwiseLowering.h - Tuning of the Elemwise lowering ----*- C++ -*-===//
 //
-// The one knob of the Elemwise lowering (ElemwiseLowering.cpp): from which
+// The knobs of the Elemwise lowering (ElemwiseLowering.cpp): from which
 // output size on the flat loop streams its output to memory with
-// non-temporal stores instead of writing it through the cache.
+// non-temporal stores instead of writing it through the cache, and from
+// which on it runs on several threads (runtime/ParallelRuntime.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_ELEMWISELOWERING_H
@@ -18,6 +19,13 @@ uint64_t elemwiseStreamingThreshold();
 /// Changes it for functions compiled from now on (tests use 0 to stream
 /// everything).
 void setElemwiseStreamingThreshold(uint64_t Bytes);
+
+/// Flat loops over outputs of at least this many bytes are cut into
+/// pieces for gj_parallel_for (default 4 MiB; 0: never, for functions
+/// compiled from now on). How many threads run them is the runtime's
+/// (GRAPHJIT_THREADS).
+uint64_t elemwiseParallelThreshold();
+void setElemwiseParallelThreshold(uint64_t Bytes);
 
 } // namespace graphjit
 

@@ -374,6 +374,43 @@ TEST(ElemwiseLowering, StreamedOutputs) {
         {values(DType::F64, {7, 300}), arr(DType::F64, {}, {0.5})});
 }
 
+// Runs every flat loop through gj_parallel_for for the life of the
+// object (and streams, so that the pieces stream too).
+struct ParallelEverything {
+  uint64_t Saved = elemwiseParallelThreshold();
+  StreamEverything Stream;
+  ParallelEverything() { setElemwiseParallelThreshold(1); }
+  ~ParallelEverything() { setElemwiseParallelThreshold(Saved); }
+};
+
+// Flat loops in pieces (runtime/ParallelRuntime.h): the same bits as the
+// reference, for every element size, sizes that leave a short last piece,
+// broadcast scalars that every piece reads whole, and an output written
+// over its input.
+TEST(ElemwiseLowering, ParallelPiecesAgree) {
+  ParallelEverything Guard;
+  BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    B.output(llvm::cantFail(B.apply("add", {In[0], In[1]})));
+    B.output(llvm::cantFail(B.apply("mul", {In[1], B.literal(3.0)})));
+    B.output(llvm::cantFail(B.apply("lt", {In[0], In[1]})));
+    B.output(llvm::cantFail(B.apply("sqr", {In[2]})));
+    B.output(llvm::cantFail(B.apply("switch", {In[3], In[0], In[1]})));
+  };
+  std::vector<TensorType> Types = {TensorType(DType::F64, {S("n")}),
+                                   TensorType(DType::F32, {S("n")}),
+                                   TensorType(DType::I16, {S("n")}),
+                                   TensorType(DType::Bool, {S("n")})};
+  for (int64_t N : {1, 63, 64, 65, 1000, 4099, 100003}) {
+    SCOPED_TRACE(N);
+    agree(Types, Build,
+          {values(DType::F64, {N}), values(DType::F32, {N}, 3),
+           values(DType::I16, {N}, 1), values(DType::Bool, {N}, 2)});
+  }
+  agree({TensorType(DType::F64, {S("m"), S("n")}), TensorType(DType::F64, {})},
+        eachOp({"sub", "ge"}, 2),
+        {values(DType::F64, {7, 3001}), arr(DType::F64, {}, {0.5})});
+}
+
 TEST(ElemwiseLowering, StreamedStoresAreNonTemporal) {
   StreamEverything Guard;
   llvm::SmallString<128> Path;
