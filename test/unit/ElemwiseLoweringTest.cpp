@@ -346,11 +346,10 @@ struct StreamEverything {
   ~StreamEverything() { setElemwiseStreamingThreshold(Saved); }
 };
 
-// Large outputs are computed a chunk at a time and streamed out with
-// non-temporal stores; the sizes straddle the chunk (1 KiB) for outputs of
-// 8, 4, 2 and 1 bytes, with a tail after the last whole chunk.
-TEST(ElemwiseLowering, StreamedOutputs) {
-  StreamEverything Guard;
+// Outputs of 8, 4, 2 and 1 bytes from inputs of every element size, for
+// each of Sizes, then a rank-2 pair with a broadcast scalar: the flat
+// path's cases, in agreement with the reference.
+void agreeOnFlatPaths(std::initializer_list<int64_t> Sizes, int64_t Cols) {
   BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
     B.output(llvm::cantFail(B.apply("add", {In[0], In[1]})));
     B.output(llvm::cantFail(B.apply("mul", {In[1], B.literal(3.0)})));
@@ -362,16 +361,23 @@ TEST(ElemwiseLowering, StreamedOutputs) {
                                    TensorType(DType::F32, {S("n")}),
                                    TensorType(DType::I16, {S("n")}),
                                    TensorType(DType::Bool, {S("n")})};
-  for (int64_t N : {1, 127, 128, 129, 512, 1024, 1500, 2048, 4099}) {
+  for (int64_t N : Sizes) {
     SCOPED_TRACE(N);
     agree(Types, Build,
           {values(DType::F64, {N}), values(DType::F32, {N}, 3),
            values(DType::I16, {N}, 1), values(DType::Bool, {N}, 2)});
   }
-  // Rank 2 and a broadcast scalar take the same path.
   agree({TensorType(DType::F64, {S("m"), S("n")}), TensorType(DType::F64, {})},
         eachOp({"sub", "ge"}, 2),
-        {values(DType::F64, {7, 300}), arr(DType::F64, {}, {0.5})});
+        {values(DType::F64, {7, Cols}), arr(DType::F64, {}, {0.5})});
+}
+
+// Large outputs are computed a chunk at a time and streamed out with
+// non-temporal stores; the sizes straddle the chunk (1 KiB) for outputs of
+// 8, 4, 2 and 1 bytes, with a tail after the last whole chunk.
+TEST(ElemwiseLowering, StreamedOutputs) {
+  StreamEverything Guard;
+  agreeOnFlatPaths({1, 127, 128, 129, 512, 1024, 1500, 2048, 4099}, 300);
 }
 
 // Runs every flat loop through gj_parallel_for for the life of the
@@ -389,26 +395,7 @@ struct ParallelEverything {
 // over its input.
 TEST(ElemwiseLowering, ParallelPiecesAgree) {
   ParallelEverything Guard;
-  BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
-    B.output(llvm::cantFail(B.apply("add", {In[0], In[1]})));
-    B.output(llvm::cantFail(B.apply("mul", {In[1], B.literal(3.0)})));
-    B.output(llvm::cantFail(B.apply("lt", {In[0], In[1]})));
-    B.output(llvm::cantFail(B.apply("sqr", {In[2]})));
-    B.output(llvm::cantFail(B.apply("switch", {In[3], In[0], In[1]})));
-  };
-  std::vector<TensorType> Types = {TensorType(DType::F64, {S("n")}),
-                                   TensorType(DType::F32, {S("n")}),
-                                   TensorType(DType::I16, {S("n")}),
-                                   TensorType(DType::Bool, {S("n")})};
-  for (int64_t N : {1, 63, 64, 65, 1000, 4099, 100003}) {
-    SCOPED_TRACE(N);
-    agree(Types, Build,
-          {values(DType::F64, {N}), values(DType::F32, {N}, 3),
-           values(DType::I16, {N}, 1), values(DType::Bool, {N}, 2)});
-  }
-  agree({TensorType(DType::F64, {S("m"), S("n")}), TensorType(DType::F64, {})},
-        eachOp({"sub", "ge"}, 2),
-        {values(DType::F64, {7, 3001}), arr(DType::F64, {}, {0.5})});
+  agreeOnFlatPaths({1, 63, 64, 65, 1000, 4099, 100003}, 3001);
 }
 
 TEST(ElemwiseLowering, StreamedStoresAreNonTemporal) {
