@@ -218,6 +218,9 @@ thread_local size_t Allocations = 0;
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
+// Every unaligned form is replaced, so that each allocation is freed by
+// its own kind (the sanitizers check); the aligned forms stay the
+// library's, a pair of their own.
 void *operator new(size_t Size) {
   if (Counting)
     ++Allocations;
@@ -225,8 +228,23 @@ void *operator new(size_t Size) {
     return P;
   throw std::bad_alloc();
 }
+void *operator new[](size_t Size) { return operator new(Size); }
+void *operator new(size_t Size, const std::nothrow_t &) noexcept {
+  if (Counting)
+    ++Allocations;
+  return std::malloc(Size ? Size : 1);
+}
+void *operator new[](size_t Size, const std::nothrow_t &Tag) noexcept {
+  return operator new(Size, Tag);
+}
 void operator delete(void *P) noexcept { std::free(P); }
+void operator delete[](void *P) noexcept { std::free(P); }
 void operator delete(void *P, size_t) noexcept { std::free(P); }
+void operator delete[](void *P, size_t) noexcept { std::free(P); }
+void operator delete(void *P, const std::nothrow_t &) noexcept { std::free(P); }
+void operator delete[](void *P, const std::nothrow_t &) noexcept {
+  std::free(P);
+}
 
 // A steady loop of callInto() on the JIT allocates nothing on the heap
 // (no shape vectors, no result vector), and the output lands in the same
