@@ -93,7 +93,12 @@ def intro(meta, plot_rel, profile_rel):
         "`%s/`. Every ratio is a peer's time over graphjit's: **above 1, "
         "graphjit is faster**." % profile_rel, "",
         "- **Run**: %s on %s (load average %.2f at the start, %.2f at the "
-        "end), %d BLAS/OpenMP thread%s in every backend (`--threads`)."
+        "end), %d BLAS/OpenMP thread%s in every backend (`--threads`). "
+        "graphjit also runs element-wise loops over outputs of 4 MiB or "
+        "more on its own pool of threads (`GRAPHJIT_THREADS`, default: the "
+        "cores, at most 4; docs/architecture.md, \"Threads\"): of these "
+        "graphs, only (x+y+z)*2 at n=1,000,000; the peers compute it on "
+        "one thread."
         % (meta["date"], meta["machine"], meta["load_start"][0],
            meta.get("load_end", meta["load_start"])[0], meta["threads"],
            "" if meta["threads"] == 1 else "s"),
