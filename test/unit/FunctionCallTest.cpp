@@ -206,6 +206,21 @@ TEST_P(FunctionCall, CallIntoReusesTheCallersArrays) {
   llvm::Error Good = Fn->callInto({vec(2, 1, 1), vec(2, 2, 2), vec(2, 3, 3)}, Out);
   ASSERT_FALSE(bool(Good)) << llvm::toString(std::move(Good));
   EXPECT_EQ("", checkExample(Out[0], 2, 1, 2, 3));
+  // Outputs that are an input or a view of one own a share of its memory,
+  // as call()'s do.
+  auto Views = compileOrFail(*M->lookupFunction("views"), GetParam());
+  ASSERT_TRUE(Views);
+  NDArray X = NDArray::zeros(DType::F64, {2, 3});
+  for (int I = 0; I < 6; ++I)
+    X.dataAs<double>()[I] = I;
+  llvm::Error V = Views->callInto({X}, Out);
+  ASSERT_FALSE(bool(V)) << llvm::toString(std::move(V));
+  ASSERT_EQ(3u, Out.size());
+  for (const NDArray &A : Out) {
+    EXPECT_FALSE(A.isBorrowed());
+    EXPECT_TRUE(A.sharesBufferWith(X));
+  }
+  EXPECT_EQ(3, Out[1].getDouble(1)); // xt[0][1] = x[1][0]
 }
 
 namespace {
