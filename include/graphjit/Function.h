@@ -136,7 +136,8 @@ public:
   /// results, which Outputs lets go of first, goes back to the function's
   /// planned storage. So a steady loop of calls allocates nothing on the
   /// heap. A copy of an output the caller kept elsewhere keeps its memory
-  /// and values. On error Outputs holds null arrays.
+  /// and values. On error Outputs holds null arrays. Inputs must not be
+  /// elements of Outputs (an error; pass copies, which share the memory).
   llvm::Error callInto(llvm::ArrayRef<NDArray> Inputs,
                        std::vector<NDArray> &Outputs,
                        const DimBindings &Given = {});

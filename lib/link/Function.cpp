@@ -17,6 +17,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <functional>
 
 using namespace graphjit;
 using llvm::Error;
@@ -282,6 +283,16 @@ Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {
 llvm::Error Function::callInto(llvm::ArrayRef<NDArray> Inputs,
                                std::vector<NDArray> &Outputs,
                                const DimBindings &Given) {
+  // Outputs is cleared and resized: an input that is one of its elements
+  // would be lost (a copy of one keeps its memory).
+  std::less<const NDArray *> Before; // A total order on any pointers.
+  for (unsigned I = 0; I < Inputs.size(); ++I)
+    if (!Before(&Inputs[I], Outputs.data()) &&
+        Before(&Inputs[I], Outputs.data() + Outputs.size()))
+      return llvm::createStringError(
+          "callInto: input " + std::to_string(I) +
+          " is an element of the outputs vector, which the call overwrites; "
+          "pass a copy of it");
   // The last call's results let go of their memory first, so that the
   // planned storages they came from can be reused rather than replaced.
   for (NDArray &Out : Outputs)

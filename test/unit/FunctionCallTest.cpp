@@ -221,6 +221,19 @@ TEST_P(FunctionCall, CallIntoReusesTheCallersArrays) {
     EXPECT_TRUE(A.sharesBufferWith(X));
   }
   EXPECT_EQ(3, Out[1].getDouble(1)); // xt[0][1] = x[1][0]
+  // Feeding an output back: as an element of Outputs, an error that
+  // changes nothing; as a copy, the next call's input.
+  llvm::Error Fed = Views->callInto(llvm::ArrayRef<NDArray>(Out).take_front(1),
+                                    Out);
+  ASSERT_TRUE(bool(Fed));
+  EXPECT_EQ("callInto: input 0 is an element of the outputs vector, which "
+            "the call overwrites; pass a copy of it",
+            llvm::toString(std::move(Fed)));
+  EXPECT_TRUE(Out[0].sharesBufferWith(X));
+  NDArray Back = Out[0];
+  llvm::Error Copied = Views->callInto({Back}, Out);
+  ASSERT_FALSE(bool(Copied)) << llvm::toString(std::move(Copied));
+  EXPECT_EQ(4, Out[0].getDouble(4));
 }
 
 namespace {
