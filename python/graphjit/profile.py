@@ -139,6 +139,16 @@ def merge(*profiles, names=None):
 
 
 def diff(a, b, name_a="A", name_b="B", n_rows=20):
-    """What changed from a to b, as ``graphjit-prof diff`` prints it."""
+    """What changed from a to b, as ``graphjit-prof diff`` prints it. Either
+    side may be a list of runs, merged first: with distributions and 4 or
+    more runs a side, each Apply is tested run against run
+    (docs/profiling.md, "Diffs")."""
+    def side(p, name):
+        if isinstance(p, (list, tuple)):
+            if not p:
+                raise ValueError("diff: %s is an empty list of runs" % name)
+            return merge(*p) if len(p) > 1 else p[0]
+        return p
+    a, b = side(a, "a"), side(b, "b")
     return _graphjit.profile_diff(json.dumps(a.data), json.dumps(b.data),
                                   name_a, name_b, n_rows)

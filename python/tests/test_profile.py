@@ -219,6 +219,11 @@ def test_diff_of_merged_runs_is_mann_whitney_on_their_medians(rng):
     a = graphjit.merge(*[scaled_run(p, f) for f in side_a])
     b = graphjit.merge(*[scaled_run(p, f) for f in side_b])
     text = graphjit.diff(a, b, n_rows=n)
+    # Lists of runs are merged by diff itself.
+    assert graphjit.diff([scaled_run(p, f) for f in side_a],
+                         [scaled_run(p, f) for f in side_b], n_rows=n) == text
+    with pytest.raises(ValueError, match="diff: b is an empty list of runs"):
+        graphjit.diff(a, [])
     assert "Tested between runs: 6 runs of A against 5" in text
     import re
     rows = re.findall(r"(changed|noise) +train: (.*?)  \[median per call "
