@@ -4,13 +4,15 @@
 // sum in Acc, which JIT code calls for every float Sum and Mean row
 // (ReduceLoweringKernels.h); gj_pairwise_sum_cols_<acc>_<elem>(first,
 // row stride, n, cols, out): the same for adjacent columns at once, the
-// sums over a leading axis (a bias's gradient). Compiled here once rather than in every
-// module: as IR, this one helper took a fifth of a small function's
-// compile time. On x86-64 each has an AVX2 clone, picked at load time.
+// sums over a leading axis (a bias's gradient). Compiled here once rather
+// than in every module: as IR, the row sum took a fifth of a small
+// function's compile time. On x86-64 each has an AVX2 clone, picked at
+// load time.
 //
 //===----------------------------------------------------------------------===//
 #include "PairwiseSum.h"
 #include "ops/PairwiseSumKernels.h"
+#include <algorithm>
 
 using namespace graphjit;
 
@@ -20,26 +22,47 @@ using namespace graphjit;
 #define GJ_VECTOR_CLONES
 #endif
 
-// The halves recurse through the exported function, so that they run its
-// clone too.
+// Everything inlines into each clone but the halves (PairwiseSum.h), which
+// recurse through the cloned function itself, so that they run its clone
+// too.
 #define GJ_PAIRWISE_SUM(AccName, Acc, ElemName, Elem)                          \
   extern "C" GJ_VECTOR_CLONES Acc gj_pairwise_sum_##AccName##_##ElemName(      \
       const char *P, int64_t Stride, int64_t N) {                              \
     if (N <= 128)                                                              \
-      return pairwiseBlocks<Acc, Elem>(P, Stride, N);                          \
+      return pairwiseRowBlock<Acc, Elem>(P, Stride, N);                        \
     int64_t N2 = pairwiseSplit(N);                                             \
     return gj_pairwise_sum_##AccName##_##ElemName(P, Stride, N2) +             \
            gj_pairwise_sum_##AccName##_##ElemName(P + N2 * Stride, Stride,     \
                                                   N - N2);                     \
   }
 
-// Column sums (PairwiseColumns): Out gets Cols contiguous sums.
+// Column sums: the halves of the rows into Out and, a stretch of columns
+// at a time, into a buffer added to Out; each sum then added to 0, as the
+// reductions add their rows' sums to a total that starts at 0 (so a sum
+// of -0.0s is 0.0 in both linkers).
 #define GJ_PAIRWISE_COLUMNS(AccName, Acc, ElemName, Elem)                      \
-  extern "C" GJ_VECTOR_CLONES void                                             \
-      gj_pairwise_sum_cols_##AccName##_##ElemName(                             \
-          const char *P, int64_t RowStride, int64_t N, int64_t Cols,          \
-          Acc *Out) {                                                          \
-    PairwiseColumns<Acc, Elem>(RowStride).run(P, N, Cols, Out);                \
+  static GJ_VECTOR_CLONES void columns_##AccName##_##ElemName(                 \
+      const char *P, int64_t RowStride, int64_t N, int64_t Cols, Acc *Out) {   \
+    if (N <= 128)                                                              \
+      return pairwiseColumnsBlock<Acc, Elem>(P, RowStride, N, Cols, Out);      \
+    int64_t N2 = pairwiseSplit(N);                                             \
+    columns_##AccName##_##ElemName(P, RowStride, N2, Cols, Out);               \
+    constexpr int64_t Stretch = 64;                                            \
+    Acc Hi[Stretch];                                                           \
+    for (int64_t J = 0; J < Cols; J += Stretch) {                              \
+      int64_t C = std::min(Stretch, Cols - J);                                 \
+      columns_##AccName##_##ElemName(                                          \
+          P + N2 * RowStride + J * sizeof(StoredAs<Elem>), RowStride, N - N2,  \
+          C, Hi);                                                              \
+      for (int64_t K = 0; K < C; ++K)                                          \
+        Out[J + K] += Hi[K];                                                   \
+    }                                                                          \
+  }                                                                            \
+  extern "C" void gj_pairwise_sum_cols_##AccName##_##ElemName(                 \
+      const char *P, int64_t RowStride, int64_t N, int64_t Cols, Acc *Out) {   \
+    columns_##AccName##_##ElemName(P, RowStride, N, Cols, Out);                \
+    for (int64_t J = 0; J < Cols; ++J)                                         \
+      Out[J] = Acc(0) + Out[J];                                                \
   }
 
 #define GJ_BOTH(AccName, Acc, ElemName, Elem)                                  \
