@@ -124,8 +124,6 @@ private:
   Function *flatPiece(Function *Flat, ArrayRef<bool> Inv);
   void emitFlatBody(Value *NumElements);
   /// `if (Cond) Then(); else Else();`, leaving the builder after both.
-  void emitIf(Value *Cond, StringRef Name, function_ref<void()> Then,
-              function_ref<void()> Else);
   void emitStrided(Value *UnitRows);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
 };
@@ -295,8 +293,8 @@ void ElemwiseEmitter::callKernelAt(ArrayRef<bool> Invariant,
   Value *In = Inputs[Anchor];
   if (Begin && !Invariant[Anchor])
     In = B.CreateInBoundsGEP(E.memoryType(Ops[Anchor].T), In, Begin);
-  emitIf(
-      B.CreateICmpEQ(Dst, In), "inplace",
+  emitIfElse(
+      E, B.CreateICmpEQ(Dst, In), "inplace",
       [&] {
         callLoopKernel(loopKernel(Invariant, AliasOut), Invariant, Inputs,
                        Begin, Dst, Count);
@@ -484,8 +482,8 @@ void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
   // a whole number of cache lines of the output, through a trampoline
   // that offsets the pointers (gj_parallel_for).
   Value *Bytes = B.CreateMul(NumElements, size(Out.T));
-  emitIf(
-      B.CreateICmpUGE(Bytes, E.constI64(int64_t(Parallel))), "parallel",
+  emitIfElse(
+      E, B.CreateICmpUGE(Bytes, E.constI64(int64_t(Parallel))), "parallel",
       [&] {
         Function *Piece = flatPiece(Flat, Inv);
         Type *PtrTy = B.getPtrTy();
@@ -525,7 +523,9 @@ FunctionCallee ElemwiseEmitter::parallelFor() {
 // elements [Begin, End); Ctx holds the output's and the inputs' pointers,
 // those of inputs that vary advanced to Begin.
 Function *ElemwiseEmitter::flatPiece(Function *Flat, ArrayRef<bool> Inv) {
-  std::string Name = ("gj_ewpiece." + Flat->getName().drop_front(10)).str();
+  std::string Name =
+      ("gj_ewpiece." + Flat->getName().drop_front(StringRef("gj_ewflat.").size()))
+          .str();
   if (Function *F = E.M.getFunction(Name))
     return F;
   Type *PtrTy = B.getPtrTy();
@@ -560,8 +560,8 @@ void ElemwiseEmitter::emitFlatBody(Value *NumElements) {
       B.CreateAnd(B.CreatePtrToInt(Out.Data, B.getInt64Ty()),
                   LineBytes - 1),
       E.constI64(0));
-  emitIf(
-      B.CreateAnd(Big, Aligned), "stream",
+  emitIfElse(
+      E, B.CreateAnd(Big, Aligned), "stream",
       [&] { emitStreaming(NumElements); },
       [&] {
         SmallVector<bool, 4> Inv = flatInvariants();
@@ -591,23 +591,6 @@ static void keepScalar(BasicBlock *Pre, BasicBlock *Exit) {
   }
 }
 
-void ElemwiseEmitter::emitIf(Value *Cond, StringRef Name,
-                             function_ref<void()> Then,
-                             function_ref<void()> Else) {
-  Function *F = B.GetInsertBlock()->getParent();
-  BasicBlock *ThenBB = BasicBlock::Create(E.ctx(), Name + ".then", F);
-  BasicBlock *ElseBB = BasicBlock::Create(E.ctx(), Name + ".else", F);
-  BasicBlock *Join = BasicBlock::Create(E.ctx(), Name + ".join", F);
-  B.CreateCondBr(Cond, ThenBB, ElseBB);
-  B.SetInsertPoint(ThenBB);
-  Then();
-  B.CreateBr(Join);
-  B.SetInsertPoint(ElseBB);
-  Else();
-  B.CreateBr(Join);
-  B.SetInsertPoint(Join);
-}
-
 void ElemwiseEmitter::emitStrided(Value *UnitRows) {
   ArrayRef<Value *> Outer = ArrayRef(Out.Dims).drop_back();
   E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
@@ -633,8 +616,8 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
   }
   Value *Count = Out.Dims[Rank - 1];
 
-  emitIf(
-      UnitRows, "row.unit",
+  emitIfElse(
+      E, UnitRows, "row.unit",
       [&] { callKernelAt(Inv, Row, /*Begin=*/nullptr, OutRow, Count); },
       [&] {
         SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
@@ -698,8 +681,8 @@ void ElemwiseEmitter::emit() {
     NumElements = B.CreateMul(NumElements, D, "", /*HasNUW=*/true,
                               /*HasNSW=*/true);
 
-  emitIf(
-      B.CreateICmpEQ(NumElements, E.constI64(0)), "empty", [] {},
+  emitIfElse(
+      E, B.CreateICmpEQ(NumElements, E.constI64(0)), "empty", [] {},
       [&] {
         Value *Flat = isFlat(NumElements);
         // In place with the output's memory read as another input too:
@@ -709,8 +692,8 @@ void ElemwiseEmitter::emit() {
         // Only loop-invariant inputs (a 0-d output, say): the flat path.
         if (auto *C = dyn_cast<ConstantInt>(Flat); C && C->isOne())
           return emitFlatOrStreaming(NumElements);
-        emitIf(
-            Flat, "flat", [&] { emitFlatOrStreaming(NumElements); },
+        emitIfElse(
+            E, Flat, "flat", [&] { emitFlatOrStreaming(NumElements); },
             [&] {
               emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)));
             });

@@ -297,18 +297,9 @@ void ReduceEmitter::emit() {
   Value *Unit = B.CreateAnd(
       B.CreateICmpEQ(Strides[0].back(), E.constI64(int64_t(dtypeSize(T)))),
       B.CreateICmpEQ(Strides[1].back(), E.constI64(int64_t(dtypeSize(OutT)))));
-  llvm::Function *F = B.GetInsertBlock()->getParent();
-  BasicBlock *ColumnsBB = BasicBlock::Create(E.ctx(), "columns", F);
-  BasicBlock *EachBB = BasicBlock::Create(E.ctx(), "each.element", F);
-  BasicBlock *Done = BasicBlock::Create(E.ctx(), "reduced", F);
-  B.CreateCondBr(Unit, ColumnsBB, EachBB);
-  B.SetInsertPoint(EachBB);
-  EachElement();
-  B.CreateBr(Done);
-  B.SetInsertPoint(ColumnsBB);
-  sumColumns(KeptDims, Bases, Strides, OutT);
-  B.CreateBr(Done);
-  B.SetInsertPoint(Done);
+  emitIfElse(
+      E, Unit, "columns", [&] { sumColumns(KeptDims, Bases, Strides, OutT); },
+      EachElement);
 }
 
 void ReduceEmitter::sumColumns(ArrayRef<Value *> KeptDims,

@@ -62,6 +62,23 @@ void graphjit::emitIf(ThunkEmitter &E, Value *Cond, function_ref<void()> Then) {
   E.B.SetInsertPoint(Done);
 }
 
+void graphjit::emitIfElse(ThunkEmitter &E, Value *Cond, const Twine &Name,
+                          function_ref<void()> Then,
+                          function_ref<void()> Else) {
+  llvm::Function *F = E.B.GetInsertBlock()->getParent();
+  BasicBlock *ThenBB = BasicBlock::Create(E.ctx(), Name + ".then", F);
+  BasicBlock *ElseBB = BasicBlock::Create(E.ctx(), Name + ".else", F);
+  BasicBlock *Join = BasicBlock::Create(E.ctx(), Name + ".join", F);
+  E.B.CreateCondBr(Cond, ThenBB, ElseBB);
+  E.B.SetInsertPoint(ThenBB);
+  Then();
+  E.B.CreateBr(Join);
+  E.B.SetInsertPoint(ElseBB);
+  Else();
+  E.B.CreateBr(Join);
+  E.B.SetInsertPoint(Join);
+}
+
 /// The loop ID that keeps LLVM from vectorizing, interleaving or unrolling
 /// a loop: strided rows gain little from either, and code size is compile
 /// time.

@@ -37,6 +37,11 @@ llvm::AllocaInst *entryAlloca(ThunkEmitter &E, llvm::Type *T,
 /// Emits `if (Cond) Then();`, leaving the builder after it.
 void emitIf(ThunkEmitter &E, llvm::Value *Cond,
             llvm::function_ref<void()> Then);
+/// Emits `if (Cond) Then(); else Else();` in blocks Name.then, Name.else
+/// and Name.join, leaving the builder at the join.
+void emitIfElse(ThunkEmitter &E, llvm::Value *Cond, const llvm::Twine &Name,
+                llvm::function_ref<void()> Then,
+                llvm::function_ref<void()> Else);
 
 /// One operand of a row: its first element and byte stride.
 struct RowOperand {
