@@ -207,6 +207,9 @@ private:
                        function_ref<void(IRBuilder<> &)> Before,
                        function_ref<void(IRBuilder<> &, Value *End)> After);
   void countCall(IRBuilder<> &B, const MarkedApply &A);
+  /// &counters[A.Id], and one of its fields incremented by V.
+  Value *counter(IRBuilder<> &B, const MarkedApply &A);
+  void increment(IRBuilder<> &B, Value *Field, const Twine &Name, Value *V);
   /// With Trace: the slice of Apply Id (-1: the call) on the timeline.
   void traceSlice(IRBuilder<> &B, int32_t Id, Value *Start, Value *End);
   /// Where the Apply that ends block PB chains to: the first Apply of PB's
@@ -277,29 +280,32 @@ Value *FunctionInstrumenter::readClock(IRBuilder<> &B) {
 
 void FunctionInstrumenter::charge(IRBuilder<> &B, const MarkedApply &A,
                                   Value *Start, Value *End) {
-  Value *Slot = B.CreateInBoundsGEP(CounterTy, Counters,
-                                    ConstantInt::get(I64, A.Id), "gj.ctr");
-  Value *Ticks = B.CreateStructGEP(CounterTy, Slot, 0, "gj.ticks.p");
-  Value *Calls = B.CreateStructGEP(CounterTy, Slot, 1, "gj.calls.p");
+  Value *Counter = counter(B, A);
+  Value *Ticks = B.CreateStructGEP(CounterTy, Counter, 0, "gj.ticks.p");
+  Value *Calls = B.CreateStructGEP(CounterTy, Counter, 1, "gj.calls.p");
   Value *Delta = B.CreateSub(End, Start, "gj.dt");
-  // gj_apply_counter's alignment, whatever the module's DataLayout says.
-  const Align A8(8);
-  Value *Old = B.CreateAlignedLoad(I64, Ticks, A8, "gj.ticks");
-  B.CreateAlignedStore(B.CreateAdd(Old, Delta, "gj.ticks.new"), Ticks, A8);
-  Old = B.CreateAlignedLoad(I64, Calls, A8, "gj.calls");
-  B.CreateAlignedStore(
-      B.CreateAdd(Old, ConstantInt::get(I64, 1), "gj.calls.new"), Calls, A8);
+  increment(B, Ticks, "gj.ticks", Delta);
+  increment(B, Calls, "gj.calls", ConstantInt::get(I64, 1));
   traceSlice(B, int32_t(A.Id), Start, End);
 }
 
 void FunctionInstrumenter::countCall(IRBuilder<> &B, const MarkedApply &A) {
-  Value *Counter = B.CreateInBoundsGEP(CounterTy, Counters,
-                                       ConstantInt::get(I64, A.Id), "gj.ctr");
-  Value *Calls = B.CreateStructGEP(CounterTy, Counter, 1, "gj.calls.p");
+  Value *Calls = B.CreateStructGEP(CounterTy, counter(B, A), 1, "gj.calls.p");
+  increment(B, Calls, "gj.calls", ConstantInt::get(I64, 1));
+}
+
+Value *FunctionInstrumenter::counter(IRBuilder<> &B, const MarkedApply &A) {
+  return B.CreateInBoundsGEP(CounterTy, Counters, ConstantInt::get(I64, A.Id),
+                             "gj.ctr");
+}
+
+// *Field += V with plain loads and stores: the block is the thread's own.
+void FunctionInstrumenter::increment(IRBuilder<> &B, Value *Field,
+                                     const Twine &Name, Value *V) {
+  // gj_apply_counter's alignment, whatever the module's DataLayout says.
   const Align A8(8);
-  Value *Old = B.CreateAlignedLoad(I64, Calls, A8, "gj.calls");
-  B.CreateAlignedStore(
-      B.CreateAdd(Old, ConstantInt::get(I64, 1), "gj.calls.new"), Calls, A8);
+  Value *Old = B.CreateAlignedLoad(I64, Field, A8, Name);
+  B.CreateAlignedStore(B.CreateAdd(Old, V, Name + ".new"), Field, A8);
 }
 
 // slot->apply = Id, atomically (the sampler reads it from its thread).

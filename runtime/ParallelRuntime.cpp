@@ -113,16 +113,11 @@ unsigned configuredThreads() {
 }
 
 std::atomic<WorkerPool *> Pool{nullptr};
-std::once_flag AtForkOnce;
 
 /// The process's pool, started on first use. Pools are never freed: a
 /// worker may still be waking from the last loop. A child after fork()
 /// has none of its parent's threads, so it forgets that pool.
 WorkerPool &pool() {
-  std::call_once(AtForkOnce, [] {
-    pthread_atfork(nullptr, nullptr,
-                   [] { Pool.store(nullptr, std::memory_order_relaxed); });
-  });
   WorkerPool *P = Pool.load(std::memory_order_acquire);
   if (P)
     return *P;
@@ -130,6 +125,12 @@ WorkerPool &pool() {
   std::lock_guard<std::mutex> G(Starting);
   P = Pool.load(std::memory_order_acquire);
   if (!P) {
+    static bool AtFork = [] {
+      return pthread_atfork(nullptr, nullptr, [] {
+               Pool.store(nullptr, std::memory_order_relaxed);
+             }) == 0;
+    }();
+    (void)AtFork;
     P = new WorkerPool(configuredThreads() - 1);
     Pool.store(P, std::memory_order_release);
   }

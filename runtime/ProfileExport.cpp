@@ -3,7 +3,6 @@
 #include "runtime/ProfileExport.h"
 #include "runtime/Clock.h"
 #include "runtime/ProfileRuntime.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include <algorithm>
 #include <cstdio>
@@ -86,19 +85,14 @@ void graphjit::writeRuntimeProfile(llvm::raw_ostream &OS) {
 }
 
 llvm::Error graphjit::writeRuntimeProfile(llvm::StringRef Path) {
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
-  if (EC)
-    return llvm::createStringError("cannot write '" + Path +
-                                   "': " + EC.message());
-  writeRuntimeProfile(OS);
-  OS.close();
-  if (OS.has_error()) {
-    EC = OS.error();
-    OS.clear_error();
-    return llvm::createStringError("cannot write '" + Path +
-                                   "': " + EC.message());
-  }
+  // Through a temporary file: a program that fails half way leaves no
+  // half a profile. Its error names the file: "'p.json': why".
+  if (llvm::Error E = llvm::writeToOutput(Path, [](llvm::raw_ostream &OS) {
+        writeRuntimeProfile(OS);
+        return llvm::Error::success();
+      }))
+    return llvm::createStringError("cannot write " +
+                                   llvm::toString(std::move(E)));
   return llvm::Error::success();
 }
 

@@ -54,6 +54,17 @@ struct Registry {
   std::mutex Lock;
   std::unordered_map<const gj_profile_desc *, DescriptorState> States;
   uint64_t NextOrder = 0;
+
+  /// D's state, made in order of first sight (with Lock held); a
+  /// program's profile is then written at exit if it asks for one.
+  DescriptorState &stateOf(const gj_profile_desc *D) {
+    auto [It, New] = States.try_emplace(D);
+    if (New) {
+      It->second.Order = NextOrder++;
+      arrangeProfileAtExit();
+    }
+    return It->second;
+  }
 };
 
 // Never destroyed: threads and reports may use it during exit.
@@ -100,15 +111,10 @@ LLVM_ATTRIBUTE_NOINLINE gj_apply_counter *enterSlow(const gj_profile_desc *D) {
   if (!Block) {
     Registry &R = registry();
     std::lock_guard<std::mutex> Guard(R.Lock);
-    auto [It, New] = R.States.try_emplace(D);
-    if (New) {
-      It->second.Order = R.NextOrder++;
-      arrangeProfileAtExit();
-    }
-    It->second.Blocks.push_back(
-        std::make_unique<CounterBlock>(D->num_counters));
-    Block = It->second.Blocks.back().get();
-    if (It->second.Distributions)
+    DescriptorState &State = R.stateOf(D);
+    State.Blocks.push_back(std::make_unique<CounterBlock>(D->num_counters));
+    Block = State.Blocks.back().get();
+    if (State.Distributions)
       Block->recordDistributions();
     // Read under the lock: a forget() before it invalidates this entry.
     Gen = Generation.load(std::memory_order_relaxed);
@@ -207,13 +213,11 @@ ProfileTotals ProfileRuntime::totals(const gj_profile_desc &Desc) {
 void ProfileRuntime::recordDistributions(const gj_profile_desc &Desc) {
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
-  auto [It, New] = R.States.try_emplace(&Desc);
-  if (New)
-    It->second.Order = R.NextOrder++;
-  if (It->second.Distributions)
+  DescriptorState &State = R.stateOf(&Desc);
+  if (State.Distributions)
     return;
-  It->second.Distributions = true;
-  for (const auto &B : It->second.Blocks)
+  State.Distributions = true;
+  for (const auto &B : State.Blocks)
     B->recordDistributions();
 }
 

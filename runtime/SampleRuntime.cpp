@@ -25,23 +25,17 @@ Sampler &sampler() {
   return *S;
 }
 
-uint64_t monotonicNs() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count());
-}
-
 int32_t relaxedLoad(const int32_t &X) {
   return __atomic_load_n(&X, __ATOMIC_RELAXED);
 }
 
 [[noreturn]] void sampleForever() {
   Sampler &S = sampler();
-  uint64_t Last = monotonicNs();
+  uint64_t Last = gj_profile_now();
   for (;;) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(
         S.IntervalNs.load(std::memory_order_relaxed)));
-    uint64_t Now = monotonicNs(), Elapsed = Now - Last;
+    uint64_t Now = gj_profile_now(), Elapsed = Now - Last;
     Last = Now;
     std::lock_guard<std::mutex> Guard(S.Lock);
     for (gj_sample_slot *Slot : S.Slots) {

@@ -259,7 +259,7 @@ FunctionProfile FunctionProfiler::snapshot() const {
   P.Calls = Calls.load();
   P.CallSeconds = Seconds(CallTicks.load());
   P.Clock = Clock.clockName(ClockKind);
-  P.InstrumentationNsPerApply = instrumentationSeconds() * 1e9;
+  P.InstrumentationNsPerApply = Overhead * 1e9;
   P.Compile = Times;
   P.Compile.Validate = ValidateSeconds;
 
@@ -296,7 +296,9 @@ FunctionProfile FunctionProfiler::snapshot() const {
     }
     if (IgnoreFirstCall)
       Driver -= std::min(Driver, FirstCallDriverTicks);
-    addDistributions(P, Histograms);
+    addDistributions(P, Histograms, [&](uint64_t Ticks) {
+      return std::max(0.0, Seconds(Ticks) - Overhead);
+    });
   }
   P.DriverSeconds = Seconds(Driver);
   for (ApplyProfile &A : P.Applies) {
@@ -337,18 +339,13 @@ FunctionProfiler::histograms(const ProfileTotals *T) const {
 }
 
 // The steady state's distribution of each Apply's per-call time: the
-// histograms now less the first call's, in seconds, the instrumentation's
-// cost per call subtracted.
+// histograms now less the first call's, each bucket's bounds as one call's
+// seconds (PerCall, the instrumentation's cost subtracted).
 void FunctionProfiler::addDistributions(
-    FunctionProfile &P, const std::vector<uint64_t> &Now) const {
+    FunctionProfile &P, const std::vector<uint64_t> &Now,
+    llvm::function_ref<double(uint64_t)> PerCall) const {
   if (Now.empty())
     return;
-  const ProfileClock &Clock = ProfileClock::get();
-  uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
-  double Overhead = instrumentationSeconds();
-  auto Seconds = [&](uint64_t Ticks) {
-    return std::max(0.0, Clock.seconds(Ticks, ClockKind) - Overhead);
-  };
   for (ApplyProfile &A : P.Applies) {
     size_t From = size_t(A.Id) * TickBuckets;
     if (From + TickBuckets > Now.size())
@@ -359,8 +356,8 @@ void FunctionProfiler::addDistributions(
       if (From + B < FirstCallHistograms.size())
         Count -= std::min(Count, FirstCallHistograms[From + B]);
       if (Count)
-        Buckets.push_back({Seconds(tickBucketLower(B)),
-                           Seconds(tickBucketUpper(B)), Count});
+        Buckets.push_back({PerCall(tickBucketLower(B)),
+                           PerCall(tickBucketUpper(B)), Count});
     }
     if (!Buckets.empty())
       A.Distribution = distributionOf(std::move(Buckets));

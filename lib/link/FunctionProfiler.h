@@ -123,8 +123,8 @@ private:
   /// Every Apply's histogram now (TickBuckets counts each; empty without
   /// distributions); with the lock held for the first call's.
   std::vector<uint64_t> histograms(const ProfileTotals *T) const;
-  void addDistributions(FunctionProfile &P,
-                        const std::vector<uint64_t> &Now) const;
+  void addDistributions(FunctionProfile &P, const std::vector<uint64_t> &Now,
+                        llvm::function_ref<double(uint64_t)> PerCall) const;
 
   FunctionProfile Base; ///< Names, ops, locations, C/Py, tensors.
   const gj_profile_desc *Desc = nullptr;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
 #include "profile/ProfileTables.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
@@ -31,16 +32,8 @@ constexpr int RowHeight = 18;
 /// Text for HTML and SVG: the five characters that markup reserves.
 std::string escaped(StringRef S) {
   std::string Out;
-  for (char C : S) {
-    switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    case '\'': Out += "&#39;"; break;
-    default: Out += C;
-    }
-  }
+  raw_string_ostream OS(Out);
+  printHTMLEscaped(S, OS);
   return Out;
 }
 
