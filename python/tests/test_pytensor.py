@@ -254,6 +254,30 @@ def test_flags_in_subprocess(tmp_path):
     assert "Tanh" in both_out and "Linker: c|py" in both_out
 
 
+def test_two_profiled_functions_sum_at_exit(tmp_path):
+    """PyTensor's report at exit sums its profiled functions, and that sum
+    raises in the PyTensor versions used here (graphjit.pytensor.profile):
+    GRAPHJIT's functions stay out of it, so that each report prints and the
+    script ends without a traceback."""
+    script = tmp_path / "s.py"
+    script.write_text(textwrap.dedent("""
+        import graphjit.pytensor
+        import numpy as np, pytensor, pytensor.tensor as pt
+        x = pt.dvector("x")
+        f = pytensor.function([x], pt.exp(x).sum(), name="f")
+        g = pytensor.function([x], pt.tanh(x).sum(), name="g")
+        print(f(np.zeros(3)), g(np.zeros(3)))
+    """))
+    env = dict(os.environ, PYTENSOR_FLAGS="mode=GRAPHJIT,profile=True")
+    p = subprocess.run([sys.executable, str(script)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    both_out = p.stdout + p.stderr
+    assert "Traceback" not in both_out, both_out
+    assert "Message: f" in both_out and "Message: g" in both_out
+    assert both_out.count("graphjit coverage") >= 2
+
+
 def test_flags_with_runner(tmp_path):
     """python -m graphjit.pytensor script.py: the script need not import
     graphjit."""

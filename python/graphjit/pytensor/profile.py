@@ -78,6 +78,14 @@ class ProfileBridge:
         # An attribute of this ProfileStats only; several functions sharing
         # it chain their wrappers.
         stats.summary = synced_summary
+        # PyTensor's report at exit also sums its profiles, and that sum
+        # raises in PyTensor 2.38 and 3.0 (it reads ``rewriter_time``, a
+        # field since renamed, and calls ``getattr(ps, attr.items())``):
+        # with two profiled functions the script ends in a traceback. Where
+        # the field is missing, these stats stay out of that sum; each is
+        # still printed, and graphjit's reports follow.
+        if not hasattr(stats, "rewriter_time"):
+            stats.show_sum = False
 
     def _dependencies(self):
         if self._deps is None:
