@@ -12,8 +12,9 @@
 //
 //  - flat: every input read is C-contiguous with the output's shape, or
 //    statically a single element (0-d, all dims 1): one kernel call over
-//    all elements. Outputs too large for the cache are computed a chunk at
-//    a time into a stack buffer and streamed out with non-temporal stores.
+//    all elements; over a large output, a call of the runtime's
+//    gj_ew_flat (ops/FlatElemwise.h), which runs the kernel in pieces on
+//    its threads and streams outputs too large for the cache.
 //  - strided: a loop nest over the output's outer dims. Rows whose inputs
 //    are all unit-stride (or statically invariant along the row) call the
 //    row kernel; others run a scalar loop with the inputs' byte strides,
@@ -31,15 +32,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ElemwiseLowering.h"
 #include "ElemwiseLoweringKernel.h"
 #include "StructuralLoweringUtil.h"
 #include "ops/ElemwiseOps.h"
+#include "ops/FlatElemwise.h"
 #include "ops/ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
-#include <atomic>
-#include <unistd.h>
 
 using namespace graphjit;
 using namespace llvm;
@@ -115,18 +114,20 @@ private:
   /// output's memory (then only the strided loop may run).
   Value *tangled();
   SmallVector<bool, 4> flatInvariants() const;
-  void emitStreaming(Value *NumElements);
-  Function *streamChunkFunction();
-  void emitFlatOrStreaming(Value *NumElements);
-  /// The runtime's gj_parallel_for, declared in the module.
-  FunctionCallee parallelFor();
-  /// The trampoline that runs Flat on one piece of the elements.
-  Function *flatPiece(Function *Flat, ArrayRef<bool> Inv);
-  void emitFlatBody(Value *NumElements);
+  void emitFlat(Value *NumElements);
+  /// gj_ew_flat(record, NumElements), the record on the stack.
+  void callFlatRuntime(ArrayRef<bool> Inv, ArrayRef<Value *> Inputs,
+                       Value *NumElements);
   /// `if (Cond) Then(); else Else();`, leaving the builder after both.
   void emitStrided(Value *UnitRows);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
+  void emitBufferedRow(ArrayRef<bool> Inv, ArrayRef<Value *> Row,
+                       Value *OutRow, Value *Count);
+  void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
 };
+
+/// The elements a strided row is computed in at a time (emitBufferedRow).
+constexpr int64_t RowChunk = 256;
 
 } // namespace
 
@@ -322,254 +323,58 @@ SmallVector<bool, 4> ElemwiseEmitter::flatInvariants() const {
   return Inv;
 }
 
-// The size of the chunks the streaming loop computes into a buffer on the
-// stack: small enough to stay in L1, a whole number of cache lines.
-static constexpr unsigned ChunkBytes = 1024;
-static constexpr unsigned LineBytes = 64;
-
-// Large outputs are written with non-temporal stores: they would not stay
-// in the cache anyway, and streaming them saves the read of each line
-// before it is overwritten (memcpy does the same). The vectorizer only
-// makes non-temporal stores of aligned vectors, which element stores are
-// not; so the kernel computes chunks into an aligned stack buffer, which
-// is then streamed out a line at a time.
-// `void gj_stream_chunk(ptr dst, ptr src)`, once per module: copies a
-// chunk a cache line at a time with non-temporal stores.
-Function *ElemwiseEmitter::streamChunkFunction() {
-  const char *Name = "gj_stream_chunk";
-  if (Function *F = E.M.getFunction(Name))
-    return F;
-  LLVMContext &C = E.ctx();
-  Type *Ptr = PointerType::getUnqual(C);
-  Function *F = Function::Create(
-      FunctionType::get(Type::getVoidTy(C), {Ptr, Ptr}, false),
-      GlobalValue::InternalLinkage, Name, E.M);
-  F->addFnAttr(Attribute::NoInline);
-  F->addFnAttr(Attribute::NoUnwind);
-  IRBuilder<> SB(BasicBlock::Create(C, "entry", F));
-  Type *LineTy = FixedVectorType::get(SB.getInt64Ty(), LineBytes / 8);
-  MDNode *NonTemporal =
-      MDNode::get(C, ConstantAsMetadata::get(SB.getInt32(1)));
-  for (unsigned L = 0; L < ChunkBytes / LineBytes; ++L) {
-    Value *Line = SB.CreateAlignedLoad(
-        LineTy,
-        SB.CreateConstInBoundsGEP1_64(SB.getInt8Ty(), F->getArg(1),
-                                      L * LineBytes),
-        Align(LineBytes));
-    StoreInst *S = SB.CreateAlignedStore(
-        Line,
-        SB.CreateConstInBoundsGEP1_64(SB.getInt8Ty(), F->getArg(0),
-                                      L * LineBytes),
-        Align(LineBytes));
-    S->setMetadata(LLVMContext::MD_nontemporal, NonTemporal);
-  }
-  SB.CreateRetVoid();
-  return F;
-}
-
-void ElemwiseEmitter::emitStreaming(Value *NumElements) {
-  Function *F = B.GetInsertBlock()->getParent();
-  IRBuilder<> EntryB(&F->getEntryBlock(), F->getEntryBlock().begin());
-  AllocaInst *Chunk =
-      EntryB.CreateAlloca(ArrayType::get(B.getInt8Ty(), ChunkBytes), nullptr,
-                          "chunk");
-  Chunk->setAlignment(Align(LineBytes));
-  Value *ChunkSize = E.constI64(ChunkBytes);
-  B.CreateLifetimeStart(Chunk, cast<ConstantInt>(ChunkSize));
-
+// The flat path: one kernel call over all the elements, or, for large
+// outputs, the runtime's gj_ew_flat (ops/FlatElemwise.h), which cuts the
+// loop into pieces for its threads and streams the output past the cache.
+void ElemwiseEmitter::emitFlat(Value *NumElements) {
   SmallVector<bool, 4> Inv = flatInvariants();
-  Function *Kern = loopKernel(Inv);
   SmallVector<Value *, 4> Inputs;
   for (const Operand &Op : Ops)
     Inputs.push_back(Op.Data);
-  unsigned PerChunk = ChunkBytes / dtypeSize(Out.T);
-  Value *NumChunks = B.CreateUDiv(NumElements, E.constI64(PerChunk));
-  Function *Stream = streamChunkFunction();
-  E.emitLoop(NumChunks, "chunks", [&](Value *C) {
-    Value *Begin = B.CreateMul(C, E.constI64(PerChunk), "", true, true);
-    // The chunk buffer stands for the output at Begin.
-    callLoopKernel(Kern, Inv, Inputs, Begin, Chunk, E.constI64(PerChunk));
-    B.CreateCall(Stream,
-                 {B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Begin),
-                  Chunk});
-  });
-  B.CreateLifetimeEnd(Chunk, cast<ConstantInt>(ChunkSize));
-  Value *Done = B.CreateMul(NumChunks, E.constI64(PerChunk), "", true, true);
-  // The chunks went through the stack buffer; the rest is written in
-  // place, which may be over the overwritten input.
-  callKernelAt(Inv, Inputs, Done,
-               B.CreateInBoundsGEP(E.memoryType(Out.T), Out.Data, Done),
-               B.CreateSub(NumElements, Done));
-  // Non-temporal stores are weakly ordered: make them visible before
-  // anything after the thunk (another thread, say) looks at the output.
-  B.CreateFence(AtomicOrdering::SequentiallyConsistent);
-}
-
-// Outputs from half the last-level cache on are streamed: they would
-// evict most of it anyway (memcpy's rule is similar). The JIT compiles for
-// this host.
-static std::atomic<uint64_t> &streamingThreshold() {
-  static std::atomic<uint64_t> Bytes([] {
-    long LLC = 0;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    LLC = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-    return LLC > 0 ? uint64_t(LLC) / 2 : uint64_t(8) << 20;
-  }());
-  return Bytes;
-}
-
-// Below a couple of MiB the pieces' wake-up costs more than a second
-// core gains (measured: docs/BENCHMARKS.md, "Threads").
-static std::atomic<uint64_t> ParallelBytes{uint64_t(4) << 20};
-
-uint64_t graphjit::elemwiseParallelThreshold() { return ParallelBytes.load(); }
-
-void graphjit::setElemwiseParallelThreshold(uint64_t Bytes) {
-  ParallelBytes.store(Bytes);
-}
-
-uint64_t graphjit::elemwiseStreamingThreshold() {
-  return streamingThreshold().load();
-}
-
-void graphjit::setElemwiseStreamingThreshold(uint64_t Bytes) {
-  streamingThreshold().store(Bytes);
-}
-
-// The flat path of every Apply with this signature, out of line:
-// `void gj_ewflat.<signature>(ptr out, i64 n, ptr in...)` streams large
-// outputs and calls the loop kernel on the others.
-void ElemwiseEmitter::emitFlatOrStreaming(Value *NumElements) {
-  SmallVector<bool, 4> Inv = flatInvariants();
-  Function *Kern = loopKernel(Inv);
-  std::string Name = ("gj_ewflat." + Kern->getName().drop_front(6)).str();
-  if (Inplace >= 0) {
-    Name += ".ip" + std::to_string(Inplace);
-    for (unsigned I = 0; I < AliasOut.size(); ++I)
-      if (AliasOut[I])
-        Name += "_" + std::to_string(I);
-  }
-  Function *Flat = E.M.getFunction(Name);
-  if (!Flat) {
-    Flat = Function::Create(Kern->getFunctionType(),
-                            GlobalValue::InternalLinkage, Name, E.M);
-    Flat->addFnAttr(Attribute::NoInline);
-    Flat->addFnAttr(Attribute::NoUnwind);
-    IRBuilder<> FB(BasicBlock::Create(E.ctx(), "entry", Flat));
-    ThunkEmitter FE = E.forHelper(FB);
-    ElemwiseEmitter Sub(FE, K);
-    Sub.setInplace(Inplace, AliasOut);
-    Sub.Rank = Rank;
-    Sub.Out.T = Out.T;
-    Sub.Out.Data = Flat->getArg(0);
-    Sub.Ops = Ops;
-    for (unsigned I = 0; I < Ops.size(); ++I)
-      Sub.Ops[I].Data = Flat->getArg(2 + I);
-    Sub.emitFlatBody(Flat->getArg(1));
-    FB.CreateRetVoid();
-  }
-  SmallVector<Value *, 4> Inputs;
-  for (const Operand &Op : Ops)
-    Inputs.push_back(Op.Data);
-  uint64_t Parallel = elemwiseParallelThreshold();
-  if (Parallel == 0) {
-    callLoopKernel(Flat, Inv, Inputs, /*Begin=*/nullptr, Out.Data,
-                   NumElements);
-    return;
-  }
-  // Large outputs: the flat path in pieces on the runtime's threads, each
-  // a whole number of cache lines of the output, through a trampoline
-  // that offsets the pointers (gj_parallel_for).
-  Value *Bytes = B.CreateMul(NumElements, size(Out.T));
-  emitIfElse(
-      E, B.CreateICmpUGE(Bytes, E.constI64(int64_t(Parallel))), "parallel",
-      [&] {
-        Function *Piece = flatPiece(Flat, Inv);
-        Type *PtrTy = B.getPtrTy();
-        AllocaInst *Ctx = entryAlloca(
-            E, ArrayType::get(PtrTy, Ops.size() + 1), "parallel.ctx");
-        B.CreateStore(Out.Data, B.CreateConstInBoundsGEP2_32(
-                                    Ctx->getAllocatedType(), Ctx, 0, 0));
-        for (unsigned I = 0; I < Ops.size(); ++I)
-          B.CreateStore(Ops[I].Read
-                            ? Inputs[I]
-                            : static_cast<Value *>(
-                                  ConstantPointerNull::get(B.getPtrTy())),
-                        B.CreateConstInBoundsGEP2_32(Ctx->getAllocatedType(),
-                                                     Ctx, 0, I + 1));
-        int64_t Align = std::max<int64_t>(
-            1, int64_t(LineBytes / dtypeSize(Out.T)));
-        B.CreateCall(parallelFor(), {Piece, Ctx, NumElements,
-                                     E.constI64(Align)});
-      },
-      [&] {
-        callLoopKernel(Flat, Inv, Inputs, /*Begin=*/nullptr, Out.Data,
-                       NumElements);
-      });
-}
-
-// `void gj_parallel_for(ptr Body, ptr Ctx, i64 N, i64 Align)`, from the
-// runtime (runtime/ParallelRuntime.h).
-FunctionCallee ElemwiseEmitter::parallelFor() {
-  Type *PtrTy = B.getPtrTy();
-  return E.M.getOrInsertFunction(
-      "gj_parallel_for",
-      FunctionType::get(B.getVoidTy(), {PtrTy, PtrTy, E.i64(), E.i64()},
-                        false));
-}
-
-// `void gj_ewpiece.<flat>(ptr Ctx, i64 Begin, i64 End)`: Flat over
-// elements [Begin, End); Ctx holds the output's and the inputs' pointers,
-// those of inputs that vary advanced to Begin.
-Function *ElemwiseEmitter::flatPiece(Function *Flat, ArrayRef<bool> Inv) {
-  std::string Name =
-      ("gj_ewpiece." + Flat->getName().drop_front(StringRef("gj_ewflat.").size()))
-          .str();
-  if (Function *F = E.M.getFunction(Name))
-    return F;
-  Type *PtrTy = B.getPtrTy();
-  Function *F = Function::Create(
-      FunctionType::get(B.getVoidTy(), {PtrTy, E.i64(), E.i64()}, false),
-      GlobalValue::InternalLinkage, Name, E.M);
-  F->addFnAttr(Attribute::NoUnwind);
-  IRBuilder<> PB(BasicBlock::Create(E.ctx(), "entry", F));
-  Value *Ctx = F->getArg(0), *Begin = F->getArg(1), *End = F->getArg(2);
-  auto Slot = [&](unsigned K) {
-    return PB.CreateLoad(PtrTy, PB.CreateConstInBoundsGEP1_64(PtrTy, Ctx, K));
+  auto Direct = [&] {
+    callKernelAt(Inv, Inputs, /*Begin=*/nullptr, Out.Data, NumElements);
   };
-  Value *OutPtr = PB.CreateInBoundsGEP(E.memoryType(Out.T), Slot(0), Begin);
-  SmallVector<Value *, 6> Args{OutPtr, PB.CreateSub(End, Begin)};
-  for (unsigned I = 0; I < Ops.size(); ++I) {
-    Value *In = Slot(I + 1);
-    if (Ops[I].Read && !Inv[I])
-      In = PB.CreateInBoundsGEP(E.memoryType(Ops[I].T), In, Begin);
-    Args.push_back(In);
-  }
-  PB.CreateCall(Flat, Args);
-  PB.CreateRetVoid();
-  return F;
+  if (Ops.size() > FlatElemwiseMaxInputs)
+    return Direct();
+  Value *Bytes = B.CreateMul(NumElements, size(Out.T));
+  emitIfElse(
+      E, B.CreateICmpUGE(Bytes, E.constI64(int64_t(elemwiseFlatCallThreshold()))),
+      "large", [&] { callFlatRuntime(Inv, Inputs, NumElements); }, Direct);
 }
 
-void ElemwiseEmitter::emitFlatBody(Value *NumElements) {
-  Value *Bytes = B.CreateMul(NumElements, size(Out.T));
-  Value *Big =
-      B.CreateICmpUGE(Bytes, E.constI64(elemwiseStreamingThreshold()));
-  // prepare()'s buffers are aligned to a cache line; a check costs nothing.
-  Value *Aligned = B.CreateICmpEQ(
-      B.CreateAnd(B.CreatePtrToInt(Out.Data, B.getInt64Ty()),
-                  LineBytes - 1),
-      E.constI64(0));
-  emitIfElse(
-      E, B.CreateAnd(Big, Aligned), "stream",
-      [&] { emitStreaming(NumElements); },
-      [&] {
-        SmallVector<bool, 4> Inv = flatInvariants();
-        SmallVector<Value *, 4> Inputs;
-        for (const Operand &Op : Ops)
-          Inputs.push_back(Op.Data);
-        callKernelAt(Inv, Inputs, /*Begin=*/nullptr, Out.Data, NumElements);
-      });
+void ElemwiseEmitter::callFlatRuntime(ArrayRef<bool> Inv,
+                                      ArrayRef<Value *> Inputs,
+                                      Value *NumElements) {
+  unsigned K = Ops.size();
+  Type *I64 = B.getInt64Ty();
+  AllocaInst *Record =
+      entryAlloca(E, ArrayType::get(I64, 5 + 2 * K), "flat.record");
+  auto Word = [&](unsigned W, Value *V) {
+    B.CreateStore(V, B.CreateConstInBoundsGEP2_32(Record->getAllocatedType(),
+                                                  Record, 0, W));
+  };
+  Function *Plain = loopKernel(Inv);
+  Value *Kernel = Plain;
+  // In place, on the overwritten input itself: the kernel that reads it
+  // through the output pointer (as callKernelAt picks).
+  if (Anchor >= 0)
+    Kernel = B.CreateSelect(B.CreateICmpEQ(Out.Data, Inputs[Anchor]),
+                            loopKernel(Inv, AliasOut), Plain);
+  Word(0, Kernel);
+  Word(1, Plain);
+  Word(2, Out.Data);
+  Word(3, size(Out.T));
+  Word(4, E.constI64(K));
+  Value *Null = ConstantPointerNull::get(B.getPtrTy());
+  for (unsigned I = 0; I < K; ++I) {
+    bool Varies = Ops[I].Read && !Inv[I];
+    Word(5 + I, Ops[I].Read ? Inputs[I] : Null);
+    Word(5 + K + I, Varies ? size(Ops[I].T) : E.constI64(0));
+  }
+  FunctionCallee Flat = E.M.getOrInsertFunction(
+      "gj_ew_flat",
+      FunctionType::get(B.getVoidTy(), {B.getPtrTy(), I64}, false));
+  B.CreateCall(Flat, {Record, NumElements});
 }
 
 // Marks the loop emitLoop() just made, entered from Pre and left to Exit,
@@ -620,29 +425,80 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
       E, UnitRows, "row.unit",
       [&] { callKernelAt(Inv, Row, /*Begin=*/nullptr, OutRow, Count); },
       [&] {
-        SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
-        for (unsigned I = 0; I < Ops.size(); ++I)
-          if (Ops[I].Read && Ops[I].RowInvariant)
-            Hoisted[I] =
-                K.convertInput(E, I, E.loadElement(Ops[I].T, Row[I]));
-        BasicBlock *Pre = B.GetInsertBlock();
-        E.emitLoop(Count, "strided", [&](Value *J) {
-          SmallVector<Value *, 4> In(Ops.size(), nullptr);
-          for (unsigned I = 0; I < Ops.size(); ++I)
-            if (Ops[I].Read)
-              In[I] = Hoisted[I]
-                          ? Hoisted[I]
-                          : K.convertInput(
-                                E, I,
-                                E.loadElement(
-                                    Ops[I].T,
-                                    E.offset(Row[I], J,
-                                             Ops[I].LoopStrides[Rank - 1])));
-          E.storeElement(Out.T, K.compute(E, In),
-                         B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, J));
-        });
-        keepScalar(Pre, B.GetInsertBlock());
+        if (Inplace >= 0)
+          return emitScalarRow(Row, OutRow, Count);
+        emitBufferedRow(Inv, Row, OutRow, Count);
       });
+}
+
+// A row with a strided input, a chunk at a time: each input that varies
+// along the row is copied into a buffer on the stack, and the row kernel
+// runs on the buffers, so that the element computation is compiled once
+// per signature, in the kernel (the output, fresh, is C-contiguous).
+void ElemwiseEmitter::emitBufferedRow(ArrayRef<bool> Inv,
+                                      ArrayRef<Value *> Row, Value *OutRow,
+                                      Value *Count) {
+  SmallVector<Value *, 4> Buffers(Ops.size(), nullptr);
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (Ops[I].Read && !Inv[I]) {
+      AllocaInst *Buf = entryAlloca(
+          E, ArrayType::get(E.memoryType(Ops[I].T), RowChunk), "row.buffer");
+      Buf->setAlignment(Align(64));
+      Buffers[I] = Buf;
+    }
+  Value *Chunk = E.constI64(RowChunk);
+  Value *NumChunks = B.CreateUDiv(B.CreateAdd(Count, E.constI64(RowChunk - 1)),
+                                  Chunk);
+  E.emitLoop(NumChunks, "row.chunk", [&](Value *C) {
+    Value *Begin = B.CreateMul(C, Chunk, "", true, true);
+    Value *Rest = B.CreateSub(Count, Begin);
+    Value *N = B.CreateSelect(B.CreateICmpULT(Rest, Chunk), Rest, Chunk);
+    SmallVector<Value *, 4> Args(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I) {
+      if (!Buffers[I]) {
+        Args[I] = Row[I];
+        continue;
+      }
+      Value *Stride = Ops[I].LoopStrides[Rank - 1];
+      Value *From = E.offset(Row[I], Begin, Stride);
+      Type *T = E.memoryType(Ops[I].T);
+      BasicBlock *Pre = B.GetInsertBlock();
+      E.emitLoop(N, "row.gather", [&](Value *J) {
+        B.CreateStore(B.CreateLoad(T, E.offset(From, J, Stride)),
+                      B.CreateInBoundsGEP(T, Buffers[I], J));
+      });
+      keepScalar(Pre, B.GetInsertBlock());
+      Args[I] = Buffers[I];
+    }
+    callKernelAt(Inv, Args, /*Begin=*/nullptr,
+                 B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, Begin), N);
+  });
+}
+
+// In place, the row element by element with the inputs' strides, in
+// order: right however the other inputs overlap the output.
+void ElemwiseEmitter::emitScalarRow(ArrayRef<Value *> Row, Value *OutRow,
+                                    Value *Count) {
+  SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (Ops[I].Read && Ops[I].RowInvariant)
+      Hoisted[I] = K.convertInput(E, I, E.loadElement(Ops[I].T, Row[I]));
+  BasicBlock *Pre = B.GetInsertBlock();
+  E.emitLoop(Count, "strided", [&](Value *J) {
+    SmallVector<Value *, 4> In(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      if (Ops[I].Read)
+        In[I] = Hoisted[I]
+                    ? Hoisted[I]
+                    : K.convertInput(
+                          E, I,
+                          E.loadElement(Ops[I].T,
+                                        E.offset(Row[I], J,
+                                                 Ops[I].LoopStrides[Rank - 1])));
+    E.storeElement(Out.T, K.compute(E, In),
+                   B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, J));
+  });
+  keepScalar(Pre, B.GetInsertBlock());
 }
 
 void ElemwiseEmitter::emit() {
@@ -691,9 +547,9 @@ void ElemwiseEmitter::emit() {
         Flat = B.CreateAnd(Flat, B.CreateNot(Tangled));
         // Only loop-invariant inputs (a 0-d output, say): the flat path.
         if (auto *C = dyn_cast<ConstantInt>(Flat); C && C->isOne())
-          return emitFlatOrStreaming(NumElements);
+          return emitFlat(NumElements);
         emitIfElse(
-            E, Flat, "flat", [&] { emitFlatOrStreaming(NumElements); },
+            E, Flat, "flat", [&] { emitFlat(NumElements); },
             [&] {
               emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)));
             });

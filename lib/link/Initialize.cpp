@@ -4,6 +4,7 @@
 #include "graphjit/OpRegistry.h"
 #include "jit/JitEngine.h"
 #include "link/CallFrame.h"
+#include "ops/FlatElemwise.h"
 #include "ops/PairwiseSumKernels.h"
 #include "ops/StandardOps.h"
 #include <mutex>
@@ -14,5 +15,6 @@ void graphjit::initialize() {
     registerStandardOps(OpRegistry::process());
     JitEngine::registerSymbols(frameSymbols());
     JitEngine::registerSymbols(pairwiseSumSymbols());
+    JitEngine::registerSymbols(flatElemwiseSymbols());
   });
 }

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/ElemwiseLowering.h"
+#include "ops/FlatElemwise.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "ElemwiseTestValues.h"

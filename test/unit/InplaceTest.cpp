@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/ElemwiseLowering.h"
+#include "ops/FlatElemwise.h"
 #include "ops/ElemwiseOps.h"
 #include "graphjit/Function.h"
 #include "graphjit/OpRegistry.h"
