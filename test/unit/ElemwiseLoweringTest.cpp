@@ -238,6 +238,35 @@ TEST(ElemwiseLowering, StridedViews) {
         {Rev, values(DType::F32, {11}, 2)});
 }
 
+// Strided rows of one element and of hundreds (lengths around 256, where
+// a loop that works in chunks would turn): a transposed input of each
+// element size, a row-invariant one and a contiguous one beside.
+TEST(ElemwiseLowering, StridedRowsInChunks) {
+  BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    Variable *E = llvm::cantFail(B.apply("exp", {In[0]}));
+    B.output(llvm::cantFail(B.apply("mul", {E, In[1], In[2]})));
+    B.output(llvm::cantFail(B.apply("add", {In[3], In[1]})));
+    B.output(llvm::cantFail(B.apply("switch", {In[4], In[0], In[1]})));
+  };
+  std::vector<TensorType> Types = {
+      TensorType(DType::F64, {S("m"), S("n")}),
+      TensorType(DType::F32, {S("m"), S("n")}),
+      TensorType(DType::F64, {S("m"), K(1)}),
+      TensorType(DType::I16, {S("m"), S("n")}),
+      TensorType(DType::Bool, {S("m"), S("n")})};
+  auto Transposed = [](DType T, int64_t M, int64_t N, int Seed) {
+    NDArray Base = values(T, {N, M}, Seed);
+    return Base.view({M, N}, {Base.strides()[1], Base.strides()[0]});
+  };
+  for (int64_t N : {1, 255, 256, 257, 600}) {
+    SCOPED_TRACE(N);
+    agree(Types, Build,
+          {Transposed(DType::F64, 3, N, 0), values(DType::F32, {3, N}, 1),
+           values(DType::F64, {3, 1}, 2), Transposed(DType::I16, 3, N, 3),
+           Transposed(DType::Bool, 3, N, 4)});
+  }
+}
+
 // Broadcasting at every level: missing dims, static 1s, symbolic dims
 // bound to 1 at run time, 0-d inputs and literals.
 TEST(ElemwiseLowering, Broadcasting) {
