@@ -121,13 +121,8 @@ private:
   /// `if (Cond) Then(); else Else();`, leaving the builder after both.
   void emitStrided(Value *UnitRows);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
-  void emitBufferedRow(ArrayRef<bool> Inv, ArrayRef<Value *> Row,
-                       Value *OutRow, Value *Count);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
 };
-
-/// The elements a strided row is computed in at a time (emitBufferedRow).
-constexpr int64_t RowChunk = 256;
 
 } // namespace
 
@@ -424,59 +419,13 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
   emitIfElse(
       E, UnitRows, "row.unit",
       [&] { callKernelAt(Inv, Row, /*Begin=*/nullptr, OutRow, Count); },
-      [&] {
-        if (Inplace >= 0)
-          return emitScalarRow(Row, OutRow, Count);
-        emitBufferedRow(Inv, Row, OutRow, Count);
-      });
+      [&] { emitScalarRow(Row, OutRow, Count); });
 }
 
-// A row with a strided input, a chunk at a time: each input that varies
-// along the row is copied into a buffer on the stack, and the row kernel
-// runs on the buffers, so that the element computation is compiled once
-// per signature, in the kernel (the output, fresh, is C-contiguous).
-void ElemwiseEmitter::emitBufferedRow(ArrayRef<bool> Inv,
-                                      ArrayRef<Value *> Row, Value *OutRow,
-                                      Value *Count) {
-  SmallVector<Value *, 4> Buffers(Ops.size(), nullptr);
-  for (unsigned I = 0; I < Ops.size(); ++I)
-    if (Ops[I].Read && !Inv[I]) {
-      AllocaInst *Buf = entryAlloca(
-          E, ArrayType::get(E.memoryType(Ops[I].T), RowChunk), "row.buffer");
-      Buf->setAlignment(Align(64));
-      Buffers[I] = Buf;
-    }
-  Value *Chunk = E.constI64(RowChunk);
-  Value *NumChunks = B.CreateUDiv(B.CreateAdd(Count, E.constI64(RowChunk - 1)),
-                                  Chunk);
-  E.emitLoop(NumChunks, "row.chunk", [&](Value *C) {
-    Value *Begin = B.CreateMul(C, Chunk, "", true, true);
-    Value *Rest = B.CreateSub(Count, Begin);
-    Value *N = B.CreateSelect(B.CreateICmpULT(Rest, Chunk), Rest, Chunk);
-    SmallVector<Value *, 4> Args(Ops.size(), nullptr);
-    for (unsigned I = 0; I < Ops.size(); ++I) {
-      if (!Buffers[I]) {
-        Args[I] = Row[I];
-        continue;
-      }
-      Value *Stride = Ops[I].LoopStrides[Rank - 1];
-      Value *From = E.offset(Row[I], Begin, Stride);
-      Type *T = E.memoryType(Ops[I].T);
-      BasicBlock *Pre = B.GetInsertBlock();
-      E.emitLoop(N, "row.gather", [&](Value *J) {
-        B.CreateStore(B.CreateLoad(T, E.offset(From, J, Stride)),
-                      B.CreateInBoundsGEP(T, Buffers[I], J));
-      });
-      keepScalar(Pre, B.GetInsertBlock());
-      Args[I] = Buffers[I];
-    }
-    callKernelAt(Inv, Args, /*Begin=*/nullptr,
-                 B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, Begin), N);
-  });
-}
-
-// In place, the row element by element with the inputs' strides, in
-// order: right however the other inputs overlap the output.
+// A row with a strided input, element by element with the inputs'
+// strides, in order: right for any strides, and however the inputs of an
+// in-place Apply overlap its output. (Copying strided inputs into buffers
+// for the row kernel instead compiled slower: docs/BENCHMARKS.md.)
 void ElemwiseEmitter::emitScalarRow(ArrayRef<Value *> Row, Value *OutRow,
                                     Value *Count) {
   SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
