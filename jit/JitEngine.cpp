@@ -17,6 +17,7 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassTimingInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
@@ -203,6 +204,37 @@ void JitEngine::dropCachedObject(StringRef Key) {
 void JitEngine::optimize(Module &M, unsigned OptLevel) {
   std::lock_guard<std::mutex> Guard(P->Lock);
   ::optimize(M, *P->TM, OptLevel);
+}
+
+unsigned JitEngine::compileParts(const Module &M, StringRef Entry) const {
+  if (TimePassesIsEnabled) // Its timers are the process's, not a thread's.
+    return 1;
+  unsigned Parts = compilePartsFor(M, Entry);
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  return P->CodegenThreads ? std::min(Parts, P->CodegenThreads) : Parts;
+}
+
+Expected<ObjectFiles> JitEngine::optimizeAndCodegen(Module &M, StringRef Entry,
+                                                    unsigned Parts,
+                                                    unsigned OptLevel,
+                                                    StringRef Key,
+                                                    PartTimes &Times) {
+  std::lock_guard<std::mutex> Guard(P->Lock);
+  PartCompiler Compiler;
+  Compiler.MakeTM = [&] { return P->JTMB->createTargetMachine(); };
+  // The glue as the long drivers' (GlueModule.h): optimizing a call and
+  // a test per Apply does not pay for itself (the train steps ran as fast).
+  Compiler.Optimize = [&](Module &Part, TargetMachine &TM, bool Glue) {
+    ::optimize(Part, TM, Glue ? 0 : OptLevel);
+  };
+  Expected<ObjectFiles> Objects =
+      compileInParts(M, Entry, Parts, Compiler, Times);
+  if (!Objects)
+    return Objects.takeError();
+  if (!Key.empty())
+    if (Error E = P->Cache.store(Key.str(), *Objects))
+      errs() << "graphjit: warning: " << toString(std::move(E)) << "\n";
+  return Objects;
 }
 
 // Runs Emit with TM at O0 for glue (GlueModule.h). The pass pipeline

@@ -14,6 +14,7 @@
 #define GRAPHJIT_JIT_JITENGINE_H
 
 #include "CompileCache.h"
+#include "CompileInParts.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
@@ -70,6 +71,19 @@ public:
   void dropCachedObject(llvm::StringRef Key);
   /// LLVM's O0-O3 pipeline for the host TargetMachine.
   void optimize(llvm::Module &M, unsigned OptLevel);
+  /// How many threads optimizeAndCodegen would compile M, whose driver is
+  /// Entry, on (CompileInParts.h), within setCodegenThreads' limit; 1:
+  /// optimize then codegen instead.
+  unsigned compileParts(const llvm::Module &M, llvm::StringRef Entry) const;
+  /// optimize and codegen at once, M cut into its glue and a part of
+  /// kernels for each of Parts threads; stored in the cache under Key
+  /// (unless empty). Times gets the threads' seconds in each step.
+  llvm::Expected<ObjectFiles> optimizeAndCodegen(llvm::Module &M,
+                                                 llvm::StringRef Entry,
+                                                 unsigned Parts,
+                                                 unsigned OptLevel,
+                                                 llvm::StringRef Key,
+                                                 PartTimes &Times);
   /// Host assembly of M and of the Glue split from it (GlueModule.h; may
   /// be null), written to Path (neither is changed).
   llvm::Error writeAssembly(const llvm::Module &M, const llvm::Module *Glue,

@@ -103,6 +103,10 @@ private:
   // A long driver, split from the module before optimizing (GlueModule.h).
   std::unique_ptr<llvm::Module> Glue;
   ObjectFiles Objects;
+  // Optimized and compiled at once in parts (optimize()): the threads'
+  // seconds in each step, which divide the step's wall time between them.
+  bool CompiledInParts = false;
+  PartTimes InParts;
   std::unique_ptr<Function::JitCode> Code;
 };
 
@@ -133,6 +137,12 @@ Expected<std::unique_ptr<Function>> CompilePipeline::run() {
     // that there was nothing to do was timed).
     if (Times.Cached)
       Times.Codegen = 0;
+    if (CompiledInParts) {
+      double Wall = Times.Optimize + Times.Codegen;
+      double Threads = InParts.Optimize + InParts.Codegen;
+      Times.Optimize = Threads > 0 ? Wall * InParts.Optimize / Threads : Wall;
+      Times.Codegen = Wall - Times.Optimize;
+    }
     if (Error E = step(CompileStep::Link, [&] { return link(); }))
       return E;
     Fn->Jit = std::move(Code);
@@ -338,6 +348,21 @@ Error CompilePipeline::optimize() {
     Times.Cached = !Objects.empty();
     if (Times.Cached)
       return Error::success();
+  }
+  if (UseCache) {
+    // Optimize and codegen at once, in parts on several threads, where
+    // the module is worth cutting (jit/CompileInParts.h).
+    unsigned Parts = Engine->compileParts(*Lowered.Module, DriverName);
+    if (Parts > 1) {
+      Expected<ObjectFiles> Objs = Engine->optimizeAndCodegen(
+          *Lowered.Module, DriverName, Parts, Opts.OptLevel, CacheKey,
+          InParts);
+      if (!Objs)
+        return Objs.takeError();
+      Objects = std::move(*Objs);
+      CompiledInParts = true;
+      return Error::success();
+    }
   }
   optimizeModule();
   if (!Opts.Emit.LLVMOptimized.empty())

@@ -1,0 +1,160 @@
+//===- CompileInPartsTest.cpp - Optimize and codegen in parts ---------------===//
+//
+// compileInParts() (through JitEngine::optimizeAndCodegen) cuts an
+// unoptimized module into the glue (the driver and what it may inline) and
+// the noinline kernels spread over the threads' parts, the always-inlined
+// scalar helper copied into each kernel's part; the objects link back into
+// one program that computes what the module says. compilePartsFor() leaves
+// small modules, and long drivers (optnone), whole.
+//
+//===----------------------------------------------------------------------===//
+#include "jit/CompileInParts.h"
+#include "jit/JitEngine.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/SourceMgr.h"
+#include "gtest/gtest.h"
+#include <map>
+#include <set>
+#include <thread>
+
+using namespace graphjit;
+
+namespace {
+
+// entry(x) = k1(x) + k2(x) + k3(x) + glue(x), where kI(x) sums
+// scale(x + i) * I over i < 100 and scale (always inlined) multiplies by
+// a private constant, 3; glue(x) = x + @offset (11), inlinable.
+std::string programIR(int Kernels, bool LongDriver) {
+  std::string IR = R"(
+@three = private constant i64 3
+@offset = internal global i64 11
+define internal i64 @scale(i64 %x) alwaysinline {
+  %c = load i64, ptr @three
+  %r = mul i64 %x, %c
+  ret i64 %r
+}
+define internal i64 @glue(i64 %x) {
+  %o = load i64, ptr @offset
+  %r = add i64 %x, %o
+  ret i64 %r
+}
+)";
+  for (int K = 1; K <= Kernels; ++K) {
+    std::string N = std::to_string(K);
+    IR += "define internal i64 @k" + N + R"((i64 %x) noinline {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi i64 [ 0, %entry ], [ %s1, %loop ]
+  %xi = add i64 %x, %i
+  %v = call i64 @scale(i64 %xi)
+  %w = mul i64 %v, )" + N + R"(
+  %s1 = add i64 %s, %w
+  %i1 = add i64 %i, 1
+  %done = icmp eq i64 %i1, 100
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %s1
+}
+)";
+  }
+  IR += std::string("define i64 @entry(i64 %x)") +
+        (LongDriver ? " noinline optnone" : "") + " {\n  %g = call i64 @glue(i64 %x)\n";
+  std::string Sum = "%g";
+  for (int K = 1; K <= Kernels; ++K) {
+    std::string N = std::to_string(K);
+    IR += "  %r" + N + " = call i64 @k" + N + "(i64 %x)\n";
+    IR += "  %s" + N + " = add i64 " + Sum + ", %r" + N + "\n";
+    Sum = "%s" + N;
+  }
+  IR += "  ret i64 " + Sum + "\n}\n";
+  return IR;
+}
+
+// What entry computes, in C++.
+int64_t expected(int64_t X, int Kernels) {
+  int64_t R = X + 11;
+  for (int K = 1; K <= Kernels; ++K)
+    for (int64_t I = 0; I < 100; ++I)
+      R += (X + I) * 3 * K;
+  return R;
+}
+
+std::unique_ptr<llvm::Module> parse(llvm::LLVMContext &Ctx,
+                                    const std::string &IR) {
+  llvm::SMDiagnostic Diag;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Diag, Ctx);
+  EXPECT_TRUE(M) << Diag.getMessage().str();
+  return M;
+}
+
+TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> M = parse(Ctx, programIR(3, false));
+  ASSERT_TRUE(M);
+  M->setDataLayout(Engine.dataLayout());
+  M->setTargetTriple(Engine.triple());
+  Engine.setTarget(*M);
+  PartTimes Times;
+  auto Objects =
+      Engine.optimizeAndCodegen(*M, "entry", /*Parts=*/2, 2, "", Times);
+  ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
+  // The glue's part and both threads' kernel parts.
+  EXPECT_EQ(Objects->size(), 3u);
+  EXPECT_GT(Times.Optimize, 0);
+  EXPECT_GT(Times.Codegen, 0);
+  std::map<std::string, std::set<size_t>> DefinedIn;
+  for (size_t I = 0; I < Objects->size(); ++I) {
+    auto Obj = llvm::object::ObjectFile::createObjectFile(
+        (*Objects)[I]->getMemBufferRef());
+    ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
+    for (const llvm::object::SymbolRef &Sym : (*Obj)->symbols()) {
+      auto Name = Sym.getName();
+      auto Flags = Sym.getFlags();
+      ASSERT_TRUE(Name && Flags);
+      if (!(*Flags & llvm::object::SymbolRef::SF_Undefined))
+        DefinedIn[Name->str()].insert(I);
+    }
+  }
+  // The driver, its inlinable helper and the variable in one part; each
+  // kernel in exactly one part, none of them the driver's.
+  ASSERT_EQ(DefinedIn["entry"].size(), 1u);
+  size_t GluePart = *DefinedIn["entry"].begin();
+  EXPECT_EQ(DefinedIn["glue"], std::set<size_t>{GluePart});
+  EXPECT_EQ(DefinedIn["offset"], std::set<size_t>{GluePart});
+  std::set<size_t> KernelParts;
+  for (const char *K : {"k1", "k2", "k3"}) {
+    ASSERT_EQ(DefinedIn[K].size(), 1u) << K;
+    EXPECT_NE(*DefinedIn[K].begin(), GluePart) << K;
+    KernelParts.insert(*DefinedIn[K].begin());
+  }
+  EXPECT_EQ(KernelParts.size(), 2u);
+  auto Code = Engine.link(std::move(*Objects), "entry", false);
+  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
+  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
+  EXPECT_EQ(Entry(5), expected(5, 3));
+  EXPECT_EQ(Entry(-40), expected(-40, 3));
+  Engine.release(*Code);
+}
+
+TEST(CompileInParts, SmallModulesAndLongDriversStayWhole) {
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> Small = parse(Ctx, programIR(1, false));
+  ASSERT_TRUE(Small);
+  EXPECT_EQ(compilePartsFor(*Small, "entry"), 1u);
+  std::unique_ptr<llvm::Module> Long = parse(Ctx, programIR(40, true));
+  ASSERT_TRUE(Long);
+  EXPECT_EQ(compilePartsFor(*Long, "entry"), 1u);
+  // The same kernels under an ordinary driver: as many threads as the
+  // hardware has, up to 4.
+  std::unique_ptr<llvm::Module> Large = parse(Ctx, programIR(40, false));
+  ASSERT_TRUE(Large);
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(compilePartsFor(*Large, "entry"), std::min(Threads, 4u));
+}
+
+} // namespace
