@@ -12,8 +12,8 @@
 #include "jit/JitEngine.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/SourceMgr.h"
+#include "ObjectSymbolsTestUtil.h"
 #include "gtest/gtest.h"
 #include <map>
 #include <set>
@@ -107,19 +107,7 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
   EXPECT_EQ(Objects->size(), 3u);
   EXPECT_GT(Times.Optimize, 0);
   EXPECT_GT(Times.Codegen, 0);
-  std::map<std::string, std::set<size_t>> DefinedIn;
-  for (size_t I = 0; I < Objects->size(); ++I) {
-    auto Obj = llvm::object::ObjectFile::createObjectFile(
-        (*Objects)[I]->getMemBufferRef());
-    ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
-    for (const llvm::object::SymbolRef &Sym : (*Obj)->symbols()) {
-      auto Name = Sym.getName();
-      auto Flags = Sym.getFlags();
-      ASSERT_TRUE(Name && Flags);
-      if (!(*Flags & llvm::object::SymbolRef::SF_Undefined))
-        DefinedIn[Name->str()].insert(I);
-    }
-  }
+  std::map<std::string, std::set<size_t>> DefinedIn = definedIn(*Objects);
   // The driver, its inlinable helper and the variable in one part; each
   // kernel in exactly one part, none of them the driver's.
   ASSERT_EQ(DefinedIn["entry"].size(), 1u);

@@ -11,8 +11,8 @@
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/SourceMgr.h"
+#include "ObjectSymbolsTestUtil.h"
 #include "gtest/gtest.h"
 #include <map>
 #include <set>
@@ -70,19 +70,7 @@ TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
   EXPECT_EQ(Objects->size(), 3u);
   // Each function is defined in exactly one object, and not all in one:
   // the objects must link to one another to run entry.
-  std::map<std::string, std::set<size_t>> DefinedIn;
-  for (size_t I = 0; I < Objects->size(); ++I) {
-    auto Obj = llvm::object::ObjectFile::createObjectFile(
-        (*Objects)[I]->getMemBufferRef());
-    ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
-    for (const llvm::object::SymbolRef &Sym : (*Obj)->symbols()) {
-      auto Name = Sym.getName();
-      auto Flags = Sym.getFlags();
-      ASSERT_TRUE(Name && Flags);
-      if (!(*Flags & llvm::object::SymbolRef::SF_Undefined))
-        DefinedIn[Name->str()].insert(I);
-    }
-  }
+  std::map<std::string, std::set<size_t>> DefinedIn = definedIn(*Objects);
   std::set<size_t> Used;
   for (const char *Fn : {"entry", "twice", "thrice"}) {
     ASSERT_EQ(DefinedIn[Fn].size(), 1u) << Fn;
