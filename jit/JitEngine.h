@@ -106,8 +106,9 @@ public:
                                        llvm::StringRef Entry,
                                        unsigned OptLevel);
   /// Where compiled objects are kept (CompileCache.h); empty: nowhere.
-  /// The most threads code generation may use for one module (0, the
-  /// default: as many as SplitCodegen.h finds worth it; 1: one).
+  /// The most threads optimization and code generation may use for one
+  /// module (0, the default: as many as CompileInParts.h and
+  /// SplitCodegen.h find worth it; 1: one).
   void setCodegenThreads(unsigned N);
   void setCacheDirectory(std::string Dir);
   std::string cacheDirectory() const;

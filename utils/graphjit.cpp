@@ -111,8 +111,8 @@ static cl::opt<std::string> CacheDir(
     cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<unsigned> CodegenThreads(
     "codegen-threads",
-    cl::desc("The most threads code generation may use per module (0: as "
-             "many as are worth it, the default)"),
+    cl::desc("The most threads optimization and code generation may use "
+             "per module (0: as many as are worth it, the default)"),
     cl::init(0), cl::cat(Category));
 // Profiling: the options share their names with GRAPHJIT_FLAGS, which
 // gives their defaults (graphjit/Flags.h).

@@ -111,9 +111,10 @@ struct CompileOptions {
 /// Applies to functions compiled from then on.
 llvm::Error setCompileCacheDirectory(std::string Dir);
 
-/// The most threads the JIT's code generation may use for one module: 0
-/// (the default) as many as it finds worth it, 1 one (docs/architecture.md,
-/// "Compile time"). Applies to functions compiled from then on.
+/// The most threads the JIT's optimization and code generation may use
+/// for one module: 0 (the default) as many as it finds worth it, 1 one
+/// (docs/architecture.md, "Compile time"). Applies to functions compiled
+/// from then on.
 llvm::Error setCodegenThreads(unsigned N);
 
 
