@@ -163,7 +163,9 @@ def record(label, fn):
 
 
 def _interrupted(signum, frame):
-    """A run stopped by `timeout` still says how far it got."""
+    """A run stopped by `timeout` still says how far it got (once: timeout
+    signals the child and then its whole process group, this one again)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print("interrupted by signal %d after %d passed, %d failed"
           % (signum, _passed, len(_failed)), flush=True)
     if _failed:
