@@ -689,7 +689,12 @@ static int run() {
         outs() << (I ? ", " : " ") << compileStepName(Step)
                << format(" %.6fs", T.of(Step));
     }
-    outs() << (T.Cached ? " (object from the compile cache)\n" : "\n");
+    if (T.Cached)
+      outs() << " (object from the compile cache)";
+    else if (T.PartThreads > 1)
+      outs() << " (optimize and codegen in parts on " << T.PartThreads
+             << " threads)";
+    outs() << "\n";
     outs() << "  " << Compiled << " of " << Ran.numApplies()
            << " Apply nodes run JIT code (C), the others perform (Py)\n";
   }

@@ -59,6 +59,10 @@ struct CompileTimes {
   double Validate = 0;
   /// The object came from the compile cache: no optimization, no codegen.
   bool Cached = false;
+  /// Optimized and compiled in parts on this many threads (0: in one
+  /// piece); Optimize and Codegen then divide the parts' wall time in
+  /// proportion to the threads' own time in each (jit/CompileInParts.h).
+  unsigned PartThreads = 0;
 
   double &of(CompileStep S);
   double of(CompileStep S) const {

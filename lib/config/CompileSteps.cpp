@@ -1,6 +1,7 @@
 //===- CompileSteps.cpp - The compile pipeline's steps and times ----------===//
 
 #include "graphjit/CompileSteps.h"
+#include <algorithm>
 
 using namespace graphjit;
 
@@ -47,6 +48,7 @@ CompileTimes &CompileTimes::operator+=(const CompileTimes &O) {
     of(CompileStep(I)) += O.of(CompileStep(I));
   Validate += O.Validate;
   Cached = Cached && O.Cached;
+  PartThreads = std::max(PartThreads, O.PartThreads);
   return *this;
 }
 
@@ -54,5 +56,6 @@ bool CompileTimes::operator==(const CompileTimes &O) const {
   for (unsigned I = 0; I < NumCompileSteps; ++I)
     if (of(CompileStep(I)) != O.of(CompileStep(I)))
       return false;
-  return Validate == O.Validate && Cached == O.Cached;
+  return Validate == O.Validate && Cached == O.Cached &&
+         PartThreads == O.PartThreads;
 }

@@ -361,6 +361,7 @@ Error CompilePipeline::optimize() {
         return Objs.takeError();
       Objects = std::move(*Objs);
       CompiledInParts = true;
+      Times.PartThreads = Parts;
       return Error::success();
     }
   }

@@ -41,6 +41,9 @@ config.substitutions.append(("%ptxas", os.path.join(cuda_home, "bin", "ptxas")))
 config.substitutions.append(("%cuda_stub_lib", os.path.join(cuda_home, "lib64", "stubs", "libcuda.so")))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 config.environment["PATH"] = os.pathsep.join([llvm_tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# Compiling in parts needs more than one hardware thread.
+if (os.cpu_count() or 1) > 1:
+    config.available_features.add("threads")
 # Keep FileCheck's output free of colour codes.
 config.environment["TERM"] = "dumb"
 # Compiled objects are cached in the build tree, never in the user's home.
