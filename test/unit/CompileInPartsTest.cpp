@@ -9,11 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "jit/CompileInParts.h"
+#include "PartsTestUtil.h"
 #include "jit/JitEngine.h"
-#include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/SourceMgr.h"
-#include "ObjectSymbolsTestUtil.h"
 #include "gtest/gtest.h"
 #include <map>
 #include <set>
@@ -83,18 +81,10 @@ int64_t expected(int64_t X, int Kernels) {
   return R;
 }
 
-std::unique_ptr<llvm::Module> parse(llvm::LLVMContext &Ctx,
-                                    const std::string &IR) {
-  llvm::SMDiagnostic Diag;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Diag, Ctx);
-  EXPECT_TRUE(M) << Diag.getMessage().str();
-  return M;
-}
-
 TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
   JitEngine &Engine = llvm::cantFail(JitEngine::get());
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = parse(Ctx, programIR(3, false));
+  std::unique_ptr<llvm::Module> M = parseIR(Ctx, programIR(3, false));
   ASSERT_TRUE(M);
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
@@ -131,15 +121,15 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
 
 TEST(CompileInParts, SmallModulesAndLongDriversStayWhole) {
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> Small = parse(Ctx, programIR(1, false));
+  std::unique_ptr<llvm::Module> Small = parseIR(Ctx, programIR(1, false));
   ASSERT_TRUE(Small);
   EXPECT_EQ(compilePartsFor(*Small, "entry"), 1u);
-  std::unique_ptr<llvm::Module> Long = parse(Ctx, programIR(40, true));
+  std::unique_ptr<llvm::Module> Long = parseIR(Ctx, programIR(40, true));
   ASSERT_TRUE(Long);
   EXPECT_EQ(compilePartsFor(*Long, "entry"), 1u);
   // The same kernels under an ordinary driver: as many threads as the
   // hardware has, up to 4.
-  std::unique_ptr<llvm::Module> Large = parse(Ctx, programIR(40, false));
+  std::unique_ptr<llvm::Module> Large = parseIR(Ctx, programIR(40, false));
   ASSERT_TRUE(Large);
   unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
   EXPECT_EQ(compilePartsFor(*Large, "entry"), std::min(Threads, 4u));

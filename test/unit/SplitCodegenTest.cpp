@@ -6,13 +6,11 @@
 // modules whole.
 //
 //===----------------------------------------------------------------------===//
+#include "PartsTestUtil.h"
 #include "jit/JitEngine.h"
 #include "jit/SplitCodegen.h"
-#include "llvm/AsmParser/Parser.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/SourceMgr.h"
-#include "ObjectSymbolsTestUtil.h"
 #include "gtest/gtest.h"
 #include <map>
 #include <set>
@@ -44,17 +42,10 @@ define i64 @entry(i64 %x) {
 }
 )";
 
-std::unique_ptr<llvm::Module> parse(llvm::LLVMContext &Ctx, const char *IR) {
-  llvm::SMDiagnostic Diag;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Diag, Ctx);
-  EXPECT_TRUE(M) << Diag.getMessage().str();
-  return M;
-}
-
 TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
   JitEngine &Engine = llvm::cantFail(JitEngine::get());
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = parse(Ctx, ProgramIR);
+  std::unique_ptr<llvm::Module> M = parseIR(Ctx, ProgramIR);
   ASSERT_TRUE(M);
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
@@ -87,7 +78,7 @@ TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
 
 TEST(SplitCodegen, SmallModulesStayWhole) {
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = parse(Ctx, ProgramIR);
+  std::unique_ptr<llvm::Module> M = parseIR(Ctx, ProgramIR);
   ASSERT_TRUE(M);
   EXPECT_EQ(codegenPartsFor(*M), 1u);
   // Many instructions in several functions: as many parts as threads
@@ -100,7 +91,7 @@ TEST(SplitCodegen, SmallModulesStayWhole) {
              std::to_string(I - 1) + ", 3\n";
     Big += "  ret i64 %x200\n}\n";
   }
-  std::unique_ptr<llvm::Module> Large = parse(Ctx, Big.c_str());
+  std::unique_ptr<llvm::Module> Large = parseIR(Ctx, Big.c_str());
   ASSERT_TRUE(Large);
   unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
   EXPECT_EQ(codegenPartsFor(*Large), std::min(Threads, 4u));

@@ -1,14 +1,18 @@
-//===- ObjectSymbolsTestUtil.h - Which object defines which symbol -*- C++ -*-===//
+//===- PartsTestUtil.h - For the tests of compiling in parts ----*- C++ -*-===//
 //
-// For the tests of compiling in parts (SplitCodegenTest, CompileInParts
-// Test): each symbol a list of object files defines, and in which of them.
+// What SplitCodegenTest and CompileInPartsTest share: the module of an IR
+// text, and which of a list of object files defines each symbol.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHJIT_TEST_UNIT_OBJECTSYMBOLSTESTUTIL_H
-#define GRAPHJIT_TEST_UNIT_OBJECTSYMBOLSTESTUTIL_H
+#ifndef GRAPHJIT_TEST_UNIT_PARTSTESTUTIL_H
+#define GRAPHJIT_TEST_UNIT_PARTSTESTUTIL_H
 
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "gtest/gtest.h"
 #include <map>
 #include <memory>
@@ -17,6 +21,15 @@
 #include <vector>
 
 namespace graphjit {
+
+/// The module IR describes (a parse error is a test failure, and null).
+inline std::unique_ptr<llvm::Module> parseIR(llvm::LLVMContext &Ctx,
+                                             llvm::StringRef IR) {
+  llvm::SMDiagnostic Diag;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Diag, Ctx);
+  EXPECT_TRUE(M) << Diag.getMessage().str();
+  return M;
+}
 
 /// Symbol name -> the indices of the objects that define it (a failed
 /// read is a test failure).
