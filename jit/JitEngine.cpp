@@ -4,6 +4,7 @@
 #include "CompileCache.h"
 #include "SplitCodegen.h"
 #include "VectorMath.h"
+#include "graphjit/Flags.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/ParallelRuntime.h"
 #include "runtime/ProfileRuntime.h"
@@ -206,12 +207,25 @@ void JitEngine::optimize(Module &M, unsigned OptLevel) {
   ::optimize(M, *P->TM, OptLevel);
 }
 
+// setCodegenThreads, else GRAPHJIT_FLAGS=compile_threads=N; 0: no cap.
+// Called under the lock.
+unsigned JitEngine::threadCap() const {
+  if (P->CodegenThreads)
+    return P->CodegenThreads;
+  if (Expected<const Flags &> F = processFlags())
+    return F->CompileThreads;
+  else
+    consumeError(F.takeError());
+  return 0;
+}
+
 unsigned JitEngine::compileParts(const Module &M, StringRef Entry) const {
   if (TimePassesIsEnabled) // Its timers are the process's, not a thread's.
     return 1;
   unsigned Parts = compilePartsFor(M, Entry);
   std::lock_guard<std::mutex> Guard(P->Lock);
-  return P->CodegenThreads ? std::min(Parts, P->CodegenThreads) : Parts;
+  unsigned Cap = threadCap();
+  return Cap ? std::min(Parts, Cap) : Parts;
 }
 
 Expected<ObjectFiles> JitEngine::optimizeAndCodegen(Module &M, StringRef Entry,
@@ -291,8 +305,8 @@ Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
     // Glue is compiled at O0, fast; the rest in parts on several threads
     // where it is worth it (SplitCodegen.h).
     unsigned Parts = IsGlue ? 1 : codegenPartsFor(Code);
-    if (P->CodegenThreads)
-      Parts = std::min(Parts, P->CodegenThreads);
+    if (unsigned Cap = threadCap())
+      Parts = std::min(Parts, Cap);
     if (Parts > 1) {
       auto InParts = codegenInParts(Code, Parts, [&] {
         return P->JTMB->createTargetMachine();

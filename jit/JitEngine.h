@@ -126,6 +126,8 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> P;
+  /// The cap on a module's compile threads (0: none), under P's lock.
+  unsigned threadCap() const;
   JitEngine();
 };
 

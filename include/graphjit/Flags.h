@@ -68,6 +68,10 @@ struct Flags {
   /// CUDA driver), or cuda-emulated (the GPU path run on the host, for
   /// testing without a GPU). docs/gpu.md.
   std::string Device = "cpu";
+  /// The most threads the JIT's optimization and code generation use for
+  /// one module; 0: as many as are worth it (docs/architecture.md,
+  /// "Compile time"). graphjit::setCodegenThreads overrides it.
+  unsigned CompileThreads = 0;
   /// Where the compile cache keeps objects (Theano's compiledir); empty:
   /// $GRAPHJIT_CACHE_DIR, else ~/.cache/graphjit.
   std::string CompileDir;

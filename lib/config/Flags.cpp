@@ -59,6 +59,8 @@ static const FlagInfo Known[] = {
     {"device", Kind::String, [](Flags &F) -> void * { return &F.Device; }},
     {"compiledir", Kind::String,
      [](Flags &F) -> void * { return &F.CompileDir; }},
+    {"compile_threads", Kind::Unsigned,
+     [](Flags &F) -> void * { return &F.CompileThreads; }},
 };
 
 // PyTensor's and Theano's flags that mean nothing to graphjit: a script's

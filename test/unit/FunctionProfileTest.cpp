@@ -173,10 +173,12 @@ INSTANTIATE_TEST_SUITE_P(Linkers, FunctionProfileTest,
 
 TEST(Flags, ParsesTheanoSpellingsAndRejectsUnknownNames) {
   Flags F = llvm::cantFail(parseFlags(
-      "profile=True, profiling.n_apply=7,profiling__destination=out.txt"));
+      "profile=True, profiling.n_apply=7,profiling__destination=out.txt,"
+      "compile_threads=3"));
   EXPECT_TRUE(F.Profile);
   EXPECT_EQ(F.ProfilingNApply, 7u);
   EXPECT_EQ(F.ProfilingDestination, "out.txt");
+  EXPECT_EQ(F.CompileThreads, 3u);
   auto Bad = parseFlags("profile=True,profiling__n_aply=3");
   ASSERT_FALSE(bool(Bad));
   std::string Msg = llvm::toString(Bad.takeError());
