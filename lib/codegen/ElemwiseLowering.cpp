@@ -118,7 +118,6 @@ private:
   /// gj_ew_flat(record, NumElements), the record on the stack.
   void callFlatRuntime(ArrayRef<bool> Inv, ArrayRef<Value *> Inputs,
                        Value *NumElements);
-  /// `if (Cond) Then(); else Else();`, leaving the builder after both.
   void emitStrided(Value *UnitRows);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);

@@ -103,9 +103,9 @@ private:
   // A long driver, split from the module before optimizing (GlueModule.h).
   std::unique_ptr<llvm::Module> Glue;
   ObjectFiles Objects;
-  // Optimized and compiled at once in parts (optimize()): the threads'
-  // seconds in each step, which divide the step's wall time between them.
-  bool CompiledInParts = false;
+  // Optimized and compiled at once in parts (optimize(); Times.PartThreads
+  // says so): the threads' seconds in each step, which divide the step's
+  // wall time between them.
   PartTimes InParts;
   std::unique_ptr<Function::JitCode> Code;
 };
@@ -137,7 +137,7 @@ Expected<std::unique_ptr<Function>> CompilePipeline::run() {
     // that there was nothing to do was timed).
     if (Times.Cached)
       Times.Codegen = 0;
-    if (CompiledInParts) {
+    if (Times.PartThreads) {
       double Wall = Times.Optimize + Times.Codegen;
       double Threads = InParts.Optimize + InParts.Codegen;
       Times.Optimize = Threads > 0 ? Wall * InParts.Optimize / Threads : Wall;
@@ -348,8 +348,6 @@ Error CompilePipeline::optimize() {
     Times.Cached = !Objects.empty();
     if (Times.Cached)
       return Error::success();
-  }
-  if (UseCache) {
     // Optimize and codegen at once, in parts on several threads, where
     // the module is worth cutting (jit/CompileInParts.h).
     unsigned Parts = Engine->compileParts(*Lowered.Module, DriverName);
@@ -360,7 +358,6 @@ Error CompilePipeline::optimize() {
       if (!Objs)
         return Objs.takeError();
       Objects = std::move(*Objs);
-      CompiledInParts = true;
       Times.PartThreads = Parts;
       return Error::success();
     }

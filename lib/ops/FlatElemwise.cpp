@@ -2,7 +2,9 @@
 
 #include "ops/FlatElemwise.h"
 #include "runtime/ParallelRuntime.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <unistd.h>
@@ -39,29 +41,29 @@ std::atomic<uint64_t> ParallelBytes{uint64_t(4) << 20};
 
 template <size_t> using Ptr = void *;
 
+/// Calls a kernel of K inputs, K the length of the index sequence.
 template <size_t... I>
-void invokeWith(uint64_t Kernel, char *Out, int64_t N, char *const *In,
-                std::index_sequence<I...>) {
+void callWith(uint64_t Kernel, char *Out, int64_t N, char *const *In,
+              std::index_sequence<I...>) {
   using Fn = void (*)(void *, int64_t, Ptr<I>...);
   reinterpret_cast<Fn>(Kernel)(Out, N, In[I]...);
 }
 
-/// The kernel at Kernel over N elements, with K input pointers.
-void invoke(uint64_t Kernel, char *Out, int64_t N, char *const *In,
-            unsigned K) {
-  switch (K) {
-  case 0: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<0>());
-  case 1: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<1>());
-  case 2: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<2>());
-  case 3: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<3>());
-  case 4: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<4>());
-  case 5: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<5>());
-  case 6: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<6>());
-  case 7: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<7>());
-  case 8: return invokeWith(Kernel, Out, N, In, std::make_index_sequence<8>());
-  }
-  static_assert(FlatElemwiseMaxInputs == 8, "a case per arity");
+template <size_t K>
+void callArity(uint64_t Kernel, char *Out, int64_t N, char *const *In) {
+  callWith(Kernel, Out, N, In, std::make_index_sequence<K>());
 }
+
+using Caller = void (*)(uint64_t, char *, int64_t, char *const *);
+
+template <size_t... K>
+constexpr std::array<Caller, sizeof...(K)> callers(std::index_sequence<K...>) {
+  return {&callArity<K>...};
+}
+
+/// The caller of a kernel of K inputs, for K up to the most.
+constexpr std::array<Caller, FlatElemwiseMaxInputs + 1> Callers =
+    callers(std::make_index_sequence<FlatElemwiseMaxInputs + 1>());
 
 /// The record, decoded.
 struct FlatCall {
@@ -69,22 +71,30 @@ struct FlatCall {
   char *Out;
   int64_t OutBytes;
   unsigned K;
+  Caller Call;
   char *In[FlatElemwiseMaxInputs];
   int64_t Step[FlatElemwiseMaxInputs];
 
   explicit FlatCall(const uint64_t *R)
       : Kernel(R[0]), Plain(R[1]), Out(reinterpret_cast<char *>(R[2])),
         OutBytes(int64_t(R[3])), K(unsigned(R[4])) {
+    // JIT code calls kernels of more inputs directly (ElemwiseLowering).
+    if (K > FlatElemwiseMaxInputs)
+      llvm::report_fatal_error("gj_ew_flat: a kernel of too many inputs");
+    Call = Callers[K];
     for (unsigned I = 0; I < K; ++I) {
       In[I] = reinterpret_cast<char *>(R[5 + I]);
       Step[I] = int64_t(R[5 + K + I]);
     }
   }
 
-  /// The inputs at element Begin.
-  void inputsAt(int64_t Begin, char **At) const {
+  /// Kern (the record's Kernel or Plain) over N elements from element
+  /// Begin, writing to Dst.
+  void run(uint64_t Kern, char *Dst, int64_t Begin, int64_t N) const {
+    char *At[FlatElemwiseMaxInputs];
     for (unsigned I = 0; I < K; ++I)
       At[I] = In[I] ? In[I] + Begin * Step[I] : nullptr;
+    Call(Kern, Dst, N, At);
   }
 };
 
@@ -104,18 +114,15 @@ void streamLine(char *Dst, const char *Src) {
 // cannot be non-temporal), then the rest in place.
 void streamRange(const FlatCall &C, int64_t Begin, int64_t End) {
   alignas(LineBytes) char Chunk[ChunkBytes];
-  char *At[FlatElemwiseMaxInputs];
   int64_t PerChunk = ChunkBytes / C.OutBytes;
   int64_t I = Begin;
   for (; End - I >= PerChunk; I += PerChunk) {
-    C.inputsAt(I, At);
-    invoke(C.Plain, Chunk, PerChunk, At, C.K);
+    C.run(C.Plain, Chunk, I, PerChunk);
     char *Dst = C.Out + I * C.OutBytes;
     for (int64_t L = 0; L < ChunkBytes; L += LineBytes)
       streamLine(Dst + L, Chunk + L);
   }
-  C.inputsAt(I, At);
-  invoke(C.Kernel, C.Out + I * C.OutBytes, End - I, At, C.K);
+  C.run(C.Kernel, C.Out + I * C.OutBytes, I, End - I);
   // Non-temporal stores are weakly ordered: visible before anything after
   // the Apply (another thread, say) looks at the output.
 #if defined(__x86_64__)
@@ -131,9 +138,7 @@ void runRange(const FlatCall &C, int64_t Begin, int64_t End) {
   if (Bytes >= streamingBytes().load(std::memory_order_relaxed) &&
       reinterpret_cast<uintptr_t>(Dst) % LineBytes == 0)
     return streamRange(C, Begin, End);
-  char *At[FlatElemwiseMaxInputs];
-  C.inputsAt(Begin, At);
-  invoke(C.Kernel, Dst, End - Begin, At, C.K);
+  C.run(C.Kernel, Dst, Begin, End - Begin);
 }
 
 void runPiece(void *Ctx, int64_t Begin, int64_t End) {
