@@ -19,9 +19,6 @@ using namespace llvm;
 
 namespace graphjit {
 
-/// Below this many instructions of kernels (before optimization), the
-/// parts' bitcode round trips, target machines and pipelines eat the gain.
-static constexpr size_t MinKernelInstructions = 400;
 static constexpr unsigned MaxParts = 4;
 
 static bool inlinedEverywhere(const Function &F) {
@@ -80,16 +77,16 @@ unsigned compilePartsFor(const Module &M, StringRef Entry) {
   const Function *Driver = M.getFunction(Entry);
   if (!Driver || Driver->isDeclaration() ||
       Driver->hasFnAttribute(Attribute::OptimizeNone))
-    return 1;
+    return 0;
+  // Even one small kernel pays for its part: the glue, node functions
+  // included, then skips the IR pipeline, which costs more than the
+  // parts' bitcode round trips and target machines (docs/BENCHMARKS.md).
   Grouping G(M, Entry);
-  size_t Kernels = 0, KernelInstructions = 0;
+  size_t Kernels = 0;
   for (auto &[Leader, N] : G.Size)
-    if (!G.isGlue(*Leader)) {
-      ++Kernels;
-      KernelInstructions += N;
-    }
-  if (Kernels == 0 || KernelInstructions < MinKernelInstructions)
-    return 1;
+    Kernels += !G.isGlue(*Leader);
+  if (Kernels == 0)
+    return 0;
   unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
   return unsigned(std::min<size_t>({Threads, MaxParts, Kernels + 1}));
 }

@@ -35,9 +35,9 @@
 namespace graphjit {
 
 /// How many threads compileInParts would compile unoptimized M on, with
-/// Entry its driver: 1 where it is not worth it (few or small kernels, a
-/// long driver, which GlueModule.h splits off instead), else up to the
-/// hardware's threads, at most 4.
+/// Entry its driver: up to the hardware's threads, at most 4 and one more
+/// than the kernels; 0 where M is not cut (no kernel, or a long driver,
+/// which GlueModule.h splits off instead).
 unsigned compilePartsFor(const llvm::Module &M, llvm::StringRef Entry);
 
 /// What each part's thread does: optimize the part with its target

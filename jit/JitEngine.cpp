@@ -221,7 +221,7 @@ unsigned JitEngine::threadCap() const {
 
 unsigned JitEngine::compileParts(const Module &M, StringRef Entry) const {
   if (TimePassesIsEnabled) // Its timers are the process's, not a thread's.
-    return 1;
+    return 0;
   unsigned Parts = compilePartsFor(M, Entry);
   std::lock_guard<std::mutex> Guard(P->Lock);
   unsigned Cap = threadCap();

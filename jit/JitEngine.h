@@ -72,8 +72,8 @@ public:
   /// LLVM's O0-O3 pipeline for the host TargetMachine.
   void optimize(llvm::Module &M, unsigned OptLevel);
   /// How many threads optimizeAndCodegen would compile M, whose driver is
-  /// Entry, on (CompileInParts.h), within setCodegenThreads' limit; 1:
-  /// optimize then codegen instead.
+  /// Entry, on (CompileInParts.h), within setCodegenThreads' limit; 0:
+  /// optimize then codegen M whole instead.
   unsigned compileParts(const llvm::Module &M, llvm::StringRef Entry) const;
   /// optimize and codegen at once, M cut into its glue and a part of
   /// kernels for each of Parts threads; stored in the cache under Key

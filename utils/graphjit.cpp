@@ -691,9 +691,9 @@ static int run() {
     }
     if (T.Cached)
       outs() << " (object from the compile cache)";
-    else if (T.PartThreads > 1)
+    else if (T.PartThreads > 0)
       outs() << " (optimize and codegen in parts on " << T.PartThreads
-             << " threads)";
+             << (T.PartThreads == 1 ? " thread)" : " threads)");
     outs() << "\n";
     outs() << "  " << Compiled << " of " << Ran.numApplies()
            << " Apply nodes run JIT code (C), the others perform (Py)\n";

@@ -36,6 +36,7 @@
 #include "StructuralLoweringUtil.h"
 #include "ops/ElemwiseOps.h"
 #include "ops/FlatElemwise.h"
+#include "ops/StridedElemwise.h"
 #include "ops/ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
@@ -118,7 +119,11 @@ private:
   /// gj_ew_flat(record, NumElements), the record on the stack.
   void callFlatRuntime(ArrayRef<bool> Inv, ArrayRef<Value *> Inputs,
                        Value *NumElements);
-  void emitStrided(Value *UnitRows);
+  /// The rows of a non-flat output: the runtime's gj_ew_strided, given a
+  /// record on the stack; a kernel of more inputs than it takes, a loop
+  /// nest here with a scalar loop for rows of strided inputs.
+  void emitStrided(Value *Tangled);
+  void callStridedRuntime(Value *Tangled);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
 };
@@ -390,11 +395,55 @@ static void keepScalar(BasicBlock *Pre, BasicBlock *Exit) {
   }
 }
 
-void ElemwiseEmitter::emitStrided(Value *UnitRows) {
+void ElemwiseEmitter::emitStrided(Value *Tangled) {
+  if (Ops.size() <= ElemwiseRuntimeMaxInputs)
+    return callStridedRuntime(Tangled);
+  // A kernel of more inputs than the runtime calls: the loop nest here.
+  Value *UnitRows = B.CreateAnd(unitRows(), B.CreateNot(Tangled));
   ArrayRef<Value *> Outer = ArrayRef(Out.Dims).drop_back();
   E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
     emitRow(Index, UnitRows);
   });
+}
+
+void ElemwiseEmitter::callStridedRuntime(Value *Tangled) {
+  unsigned K = Ops.size();
+  Type *I64 = B.getInt64Ty();
+  AllocaInst *Record = entryAlloca(
+      E, ArrayType::get(I64, stridedRecordWords(Rank, K)), "strided.record");
+  unsigned At = 0;
+  auto Word = [&](Value *V) {
+    B.CreateStore(V, B.CreateConstInBoundsGEP2_32(Record->getAllocatedType(),
+                                                  Record, 0, At++));
+  };
+  SmallVector<bool, 4> Inv;
+  for (const Operand &Op : Ops)
+    Inv.push_back(Op.RowInvariant);
+  Function *Plain = loopKernel(Inv);
+  Word(Anchor >= 0 ? loopKernel(Inv, AliasOut) : Plain);
+  Word(Plain);
+  Word(Out.Data);
+  Word(size(Out.T));
+  Word(E.constI64(K));
+  Word(E.constI64(Rank));
+  Word(E.constI64(Anchor + 1));
+  Word(B.CreateZExt(Tangled, I64));
+  for (Value *D : Out.Dims)
+    Word(D);
+  for (Value *S : Out.Strides)
+    Word(S);
+  Value *Null = ConstantPointerNull::get(B.getPtrTy());
+  Value *Zero = E.constI64(0);
+  for (const Operand &Op : Ops) {
+    Word(Op.Read ? Op.Data : Null);
+    Word(Op.Read ? size(Op.T) : Zero);
+    Word(E.constI64(Op.Read && Op.RowInvariant));
+    for (unsigned D = 0; D < Rank; ++D)
+      Word(Op.Read ? Op.LoopStrides[D] : Zero);
+  }
+  FunctionCallee Strided = E.M.getOrInsertFunction(
+      "gj_ew_strided", FunctionType::get(B.getVoidTy(), {B.getPtrTy()}, false));
+  B.CreateCall(Strided, {Record});
 }
 
 void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
@@ -498,9 +547,7 @@ void ElemwiseEmitter::emit() {
           return emitFlat(NumElements);
         emitIfElse(
             E, Flat, "flat", [&] { emitFlat(NumElements); },
-            [&] {
-              emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)));
-            });
+            [&] { emitStrided(Tangled); });
       });
 }
 
@@ -554,9 +601,11 @@ static Error emitElemwise(ThunkEmitter &E) {
                                   PointerType::getUnqual(C));
     F = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false),
                          GlobalValue::InternalLinkage, Key, E.M);
-    // Shared by the Applies of the same key, except a 0-d one: a few
-    // instructions, cheaper inlined than called.
-    if (N.output(0)->type().rank() != 0)
+    // Shared by the Applies of the same key, and glue like them: the loops
+    // are in the kernels and the runtime. A kernel of more inputs than
+    // the runtime takes keeps its loop nest here, out of line.
+    if (N.output(0)->type().rank() != 0 &&
+        N.inputs().size() > ElemwiseRuntimeMaxInputs)
       F->addFnAttr(Attribute::NoInline);
     F->addFnAttr(Attribute::NoUnwind);
     DenseMap<const Variable *, Value *> SlotOf;

@@ -351,7 +351,7 @@ Error CompilePipeline::optimize() {
     // Optimize and codegen at once, in parts on several threads, where
     // the module is worth cutting (jit/CompileInParts.h).
     unsigned Parts = Engine->compileParts(*Lowered.Module, DriverName);
-    if (Parts > 1) {
+    if (Parts > 0) {
       Expected<ObjectFiles> Objs = Engine->optimizeAndCodegen(
           *Lowered.Module, DriverName, Parts, Opts.OptLevel, CacheKey,
           InParts);

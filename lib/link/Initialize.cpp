@@ -7,6 +7,7 @@
 #include "ops/FlatElemwise.h"
 #include "ops/PairwiseSumKernels.h"
 #include "ops/StandardOps.h"
+#include "ops/StridedElemwise.h"
 #include <mutex>
 
 void graphjit::initialize() {
@@ -16,5 +17,6 @@ void graphjit::initialize() {
     JitEngine::registerSymbols(frameSymbols());
     JitEngine::registerSymbols(pairwiseSumSymbols());
     JitEngine::registerSymbols(flatElemwiseSymbols());
+    JitEngine::registerSymbols(stridedElemwiseSymbols());
   });
 }

@@ -22,6 +22,7 @@
 #ifndef GRAPHJIT_OPS_FLATELEMWISE_H
 #define GRAPHJIT_OPS_FLATELEMWISE_H
 
+#include "ops/ElemwiseKernelCall.h"
 #include "runtime/ProfileRuntime.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
@@ -35,7 +36,7 @@ namespace graphjit {
 
 /// The most kernel inputs gj_ew_flat takes; JIT code calls a kernel with
 /// more directly, on one thread, through the cache.
-constexpr unsigned FlatElemwiseMaxInputs = 8;
+constexpr unsigned FlatElemwiseMaxInputs = ElemwiseRuntimeMaxInputs;
 
 /// Outputs of at least this many bytes are streamed. The default is half
 /// the host's last-level cache (8 MiB if unknown); tests use 0 to stream

@@ -5,7 +5,7 @@
 // the noinline kernels spread over the threads' parts, the always-inlined
 // scalar helper copied into each kernel's part; the objects link back into
 // one program that computes what the module says. compilePartsFor() leaves
-// small modules, and long drivers (optnone), whole.
+// modules without kernels, and long drivers (optnone), whole.
 //
 //===----------------------------------------------------------------------===//
 #include "jit/CompileInParts.h"
@@ -119,19 +119,50 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
   Engine.release(*Code);
 }
 
-TEST(CompileInParts, SmallModulesAndLongDriversStayWhole) {
+// On one thread (compile_threads=1, or one core) the glue still has a
+// part of its own, compiled at O0, and the kernels theirs.
+TEST(CompileInParts, OneThreadStillCutsOffTheGlue) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> Small = parseIR(Ctx, programIR(1, false));
-  ASSERT_TRUE(Small);
-  EXPECT_EQ(compilePartsFor(*Small, "entry"), 1u);
+  std::unique_ptr<llvm::Module> M = parseIR(Ctx, programIR(2, false));
+  ASSERT_TRUE(M);
+  M->setDataLayout(Engine.dataLayout());
+  M->setTargetTriple(Engine.triple());
+  Engine.setTarget(*M);
+  PartTimes Times;
+  auto Objects =
+      Engine.optimizeAndCodegen(*M, "entry", /*Parts=*/1, 2, "", Times);
+  ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
+  ASSERT_EQ(Objects->size(), 2u);
+  std::map<std::string, std::set<size_t>> DefinedIn = definedIn(*Objects);
+  ASSERT_EQ(DefinedIn["entry"].size(), 1u);
+  ASSERT_EQ(DefinedIn["k1"].size(), 1u);
+  EXPECT_NE(*DefinedIn["entry"].begin(), *DefinedIn["k1"].begin());
+  EXPECT_EQ(DefinedIn["k1"], DefinedIn["k2"]);
+  auto Code = Engine.link(std::move(*Objects), "entry", false);
+  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
+  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
+  EXPECT_EQ(Entry(7), expected(7, 2));
+  Engine.release(*Code);
+}
+
+TEST(CompileInParts, ModulesWithoutKernelsAndLongDriversStayWhole) {
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> Glue = parseIR(Ctx, programIR(0, false));
+  ASSERT_TRUE(Glue);
+  EXPECT_EQ(compilePartsFor(*Glue, "entry"), 0u);
   std::unique_ptr<llvm::Module> Long = parseIR(Ctx, programIR(40, true));
   ASSERT_TRUE(Long);
-  EXPECT_EQ(compilePartsFor(*Long, "entry"), 1u);
-  // The same kernels under an ordinary driver: as many threads as the
-  // hardware has, up to 4.
+  EXPECT_EQ(compilePartsFor(*Long, "entry"), 0u);
+  // One small kernel is cut off too (its glue then skips the IR
+  // pipeline), on a thread of its own where there is one; more kernels
+  // under an ordinary driver: as many threads as the hardware has, up to 4.
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  std::unique_ptr<llvm::Module> Small = parseIR(Ctx, programIR(1, false));
+  ASSERT_TRUE(Small);
+  EXPECT_EQ(compilePartsFor(*Small, "entry"), std::min(Threads, 2u));
   std::unique_ptr<llvm::Module> Large = parseIR(Ctx, programIR(40, false));
   ASSERT_TRUE(Large);
-  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
   EXPECT_EQ(compilePartsFor(*Large, "entry"), std::min(Threads, 4u));
 }
 

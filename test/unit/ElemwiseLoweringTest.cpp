@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ops/FlatElemwise.h"
+#include "ops/StridedElemwise.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "llvm/Support/FileSystem.h"
@@ -264,6 +265,40 @@ TEST(ElemwiseLowering, StridedRowsInChunks) {
           {Transposed(DType::F64, 3, N, 0), values(DType::F32, {3, N}, 1),
            values(DType::F64, {3, 1}, 2), Transposed(DType::I16, 3, N, 3),
            Transposed(DType::Bool, 3, N, 4)});
+  }
+}
+
+// An add of more inputs than the runtime's loops take (17), one of them
+// transposed and one a broadcast row: the JIT code's own loop nest and
+// scalar rows, which must agree with perform as the runtime's do; the
+// same with 16 inputs goes through gj_ew_strided.
+TEST(ElemwiseLowering, MoreInputsThanTheRuntimeTakes) {
+  for (unsigned Count : {ElemwiseRuntimeMaxInputs, ElemwiseRuntimeMaxInputs + 1}) {
+    SCOPED_TRACE(Count);
+    BuildFn Build = [Count](FunctionBuilder &B, std::vector<Variable *> In) {
+      In.resize(Count);
+      B.output(llvm::cantFail(B.apply("add", In)));
+    };
+    std::vector<TensorType> Types(Count,
+                                  TensorType(DType::F64, {S("m"), S("n")}));
+    Types[1] = TensorType(DType::F64, {S("n")});
+    std::vector<NDArray> Args;
+    for (unsigned I = 0; I < Count; ++I)
+      Args.push_back(values(DType::F64, {4, 70}, int(I)));
+    NDArray Base = values(DType::F64, {70, 4}, 99);
+    Args[0] = Base.view({4, 70}, {Base.strides()[1], Base.strides()[0]});
+    Args[1] = values(DType::F64, {70}, 7);
+    agree(Types, Build, Args);
+    llvm::SmallString<128> Path;
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("elemwise", "ll", Path));
+    EmitOptions Emit;
+    Emit.LLVMOptimized = std::string(Path);
+    ASSERT_TRUE(compile(Types, Build, LinkerKind::CPy, Emit).Fn);
+    auto Buf = llvm::MemoryBuffer::getFile(Path);
+    ASSERT_TRUE(bool(Buf));
+    EXPECT_EQ((*Buf)->getBuffer().contains("call void @gj_ew_strided("),
+              Count <= ElemwiseRuntimeMaxInputs);
+    llvm::sys::fs::remove(Path);
   }
 }
 
