@@ -107,9 +107,14 @@ static void externalizeLocals(Module &M) {
   }
 }
 
-/// The glue's compile time per instruction against a kernel's: the glue
-/// is compiled at O0 (measured on the train steps: about 0.45).
-static constexpr double GlueCost = 0.45;
+/// The work a part's thread has, in a kernel's instructions (measured on
+/// the train steps, 2026-11-27): a kernel, a loop that the vectorizer
+/// widens, interleaves and gives an epilogue, took 8–17 ms of the IR
+/// pipeline and code generation whatever its size (14 to 119
+/// instructions), as much as the whole glue of the logistic step (800
+/// instructions) or the perceptron's (2,000) at O0.
+static constexpr double GlueCost = 0.08;
+static constexpr double KernelBaseCost = 120;
 
 Expected<std::vector<std::unique_ptr<MemoryBuffer>>>
 compileInParts(Module &M, StringRef Entry, unsigned Threads,
@@ -138,7 +143,7 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
       unsigned T = unsigned(std::min_element(Load.begin(), Load.end()) -
                             Load.begin());
       PartOf[Leader] = 1 + T;
-      Load[T] += double(N);
+      Load[T] += KernelBaseCost + double(N);
     }
     for (const Function &F : M)
       if (!F.isDeclaration() && !inlinedEverywhere(F))
