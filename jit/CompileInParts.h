@@ -2,11 +2,11 @@
 //
 // A cold compile is the IR pipeline then code generation, each about half,
 // over a module whose kernels are independent: the driver calls each
-// Elemwise node function and kernel out of line (noinline), and nothing
-// else crosses between them. So the module is cut before optimizing:
+// loop kernel out of line (noinline), and nothing else crosses between
+// them. So the module is cut before optimizing:
 //
 //  - part 0, the glue: the driver and what it may inline (the planned
-//    thunks, 0-d node functions), compiled at O0 as a long driver is
+//    thunks, Elemwise node functions), compiled at O0 as a long driver is
 //    (GlueModule.h), since optimizing a call and a test per Apply costs
 //    more than it saves (half the perceptron step's IR pipeline);
 //  - parts 1..T, the kernels, one part per thread, the largest groups

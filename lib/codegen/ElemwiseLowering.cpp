@@ -15,10 +15,17 @@
 //    all elements; over a large output, a call of the runtime's
 //    gj_ew_flat (ops/FlatElemwise.h), which runs the kernel in pieces on
 //    its threads and streams outputs too large for the cache.
-//  - strided: a loop nest over the output's outer dims. Rows whose inputs
-//    are all unit-stride (or statically invariant along the row) call the
-//    row kernel; others run a scalar loop with the inputs' byte strides,
-//    right for any strides (negative, 0, broadcast dims of size 1).
+//  - strided: the runtime's gj_ew_strided (ops/StridedElemwise.h), given
+//    the dims and every input's byte strides in a record on the stack,
+//    runs the row kernel (inputs statically invariant along the row read
+//    once) on each row, gathering strided inputs into buffers first:
+//    right for any strides (negative, 0, broadcast dims of size 1). A
+//    kernel of more inputs than the runtime takes gets a loop nest here
+//    instead, with a scalar loop for rows of strided inputs.
+//
+// The node function holds no loop, then: it is glue, compiled at O0 with
+// the driver (jit/CompileInParts.h), and the loop kernel is all a
+// signature optimizes.
 //
 // The output is a fresh buffer, hence the kernel's noalias out: the
 // vectorizer needs no run-time overlap checks. An in-place Elemwise's
@@ -28,7 +35,7 @@
 // loop kernel (`.io<k>`) that reads the input through the output pointer,
 // element j before writing element j, so that noalias still holds. Should
 // another input share the output's memory too (a view written in the
-// graph), only the strided loop, which has no noalias, runs.
+// graph), only the strided path runs, element by element in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -472,8 +479,8 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
 
 // A row with a strided input, element by element with the inputs'
 // strides, in order: right for any strides, and however the inputs of an
-// in-place Apply overlap its output. (Copying strided inputs into buffers
-// for the row kernel instead compiled slower: docs/BENCHMARKS.md.)
+// in-place Apply overlap its output (kernels of more inputs than the
+// runtime takes only).
 void ElemwiseEmitter::emitScalarRow(ArrayRef<Value *> Row, Value *OutRow,
                                     Value *Count) {
   SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);

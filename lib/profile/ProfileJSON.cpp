@@ -209,6 +209,8 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
                     finite(F.Compile.of(CompileStep(I))));
       J.attribute("validate", finite(F.Compile.Validate));
       J.attribute("cached", F.Compile.Cached);
+      if (F.Compile.PartThreads)
+        J.attribute("part_threads", int64_t(F.Compile.PartThreads));
     });
     J.attribute("linker", F.Linker);
     J.attribute("clock", F.Clock);
@@ -625,6 +627,13 @@ Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
             return E;
         if (Error E = getSeconds(C, "validate", CPath, false, Out.Validate))
           return E;
+        uint64_t Threads = 0;
+        if (Error E = getUInt(C, "part_threads", CPath, false, Threads))
+          return E;
+        if (Threads > std::numeric_limits<unsigned>::max())
+          return fail(child(CPath, "part_threads"),
+                      "expected a thread count");
+        Out.PartThreads = unsigned(Threads);
         return getBool(C, "cached", CPath, false, Out.Cached);
       });
 }

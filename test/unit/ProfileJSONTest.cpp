@@ -42,6 +42,8 @@ Profile sample() {
   F.Clock = "TSC (invariant), 2.904 GHz";
   P.Functions.push_back(F);
   P.Functions.push_back(function("empty", {}, 0, 0));
+  // Compiled in parts: a count the round trip keeps (it is part of ==).
+  P.Functions.back().Compile.PartThreads = 3;
   return P;
 }
 
@@ -126,6 +128,11 @@ TEST(ProfileJSON, ErrorsNameFileAndPath) {
                              "\"driver_seconds\": 0.5, \"compile\": "
                              "{\"cached\": 1}")),
             "a.json: functions[0].compile.cached: expected true or false");
+  EXPECT_EQ(errorOf(Replaced("\"driver_seconds\": 0.5",
+                             "\"driver_seconds\": 0.5, \"compile\": "
+                             "{\"part_threads\": -2}")),
+            "a.json: functions[0].compile.part_threads: expected an integer "
+            ">= 0");
   EXPECT_EQ(errorOf(Replaced("\"applies\": [", "\"applies\": [7, ")),
             "a.json: functions[0].applies[0]: expected an object");
   std::string Dup =
