@@ -1,4 +1,4 @@
-//===- ops/ElemwiseKernelCall.h - Calling JIT loop kernels from C++ -*- C++ -*-===//
+//===- ops/ElemwiseKernelCall.h - Calling JIT loop kernels -*- C++ -*-===//
 //
 // The runtime's element-wise loops (gj_ew_flat, gj_ew_strided) call an
 // Elemwise's JIT loop kernel, `void (ptr out, i64 n, ptr in...)`, whose

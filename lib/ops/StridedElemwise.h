@@ -1,4 +1,4 @@
-//===- ops/StridedElemwise.h - Strided element-wise loops for JIT code -*- C++ -*-===//
+//===- ops/StridedElemwise.h - Strided element-wise loops -*- C++ -*-===//
 //
 // gj_ew_strided, which JIT code calls for an Elemwise whose inputs are not
 // all laid out as its output (broadcast, transposed, sliced: the strided

@@ -81,17 +81,25 @@ int64_t expected(int64_t X, int Kernels) {
   return R;
 }
 
-TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
-  JitEngine &Engine = llvm::cantFail(JitEngine::get());
+// programIR(Kernels, false) optimized at O2 and compiled in parts on
+// Threads threads.
+llvm::Expected<ObjectFiles> compileProgram(JitEngine &Engine, int Kernels,
+                                           unsigned Threads,
+                                           PartTimes &Times) {
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = parseIR(Ctx, programIR(3, false));
-  ASSERT_TRUE(M);
+  std::unique_ptr<llvm::Module> M = parseIR(Ctx, programIR(Kernels, false));
+  if (!M)
+    return llvm::createStringError("the test's IR does not parse");
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
   Engine.setTarget(*M);
+  return Engine.optimizeAndCodegen(*M, "entry", Threads, 2, "", Times);
+}
+
+TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
   PartTimes Times;
-  auto Objects =
-      Engine.optimizeAndCodegen(*M, "entry", /*Parts=*/2, 2, "", Times);
+  auto Objects = compileProgram(Engine, 3, /*Threads=*/2, Times);
   ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
   // The glue's part and both threads' kernel parts.
   EXPECT_EQ(Objects->size(), 3u);
@@ -123,15 +131,8 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
 // part of its own, compiled at O0, and the kernels theirs.
 TEST(CompileInParts, OneThreadStillCutsOffTheGlue) {
   JitEngine &Engine = llvm::cantFail(JitEngine::get());
-  llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = parseIR(Ctx, programIR(2, false));
-  ASSERT_TRUE(M);
-  M->setDataLayout(Engine.dataLayout());
-  M->setTargetTriple(Engine.triple());
-  Engine.setTarget(*M);
   PartTimes Times;
-  auto Objects =
-      Engine.optimizeAndCodegen(*M, "entry", /*Parts=*/1, 2, "", Times);
+  auto Objects = compileProgram(Engine, 2, /*Threads=*/1, Times);
   ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
   ASSERT_EQ(Objects->size(), 2u);
   std::map<std::string, std::set<size_t>> DefinedIn = definedIn(*Objects);

@@ -273,7 +273,8 @@ TEST(ElemwiseLowering, StridedRowsInChunks) {
 // scalar rows, which must agree with perform as the runtime's do; the
 // same with 16 inputs goes through gj_ew_strided.
 TEST(ElemwiseLowering, MoreInputsThanTheRuntimeTakes) {
-  for (unsigned Count : {ElemwiseRuntimeMaxInputs, ElemwiseRuntimeMaxInputs + 1}) {
+  for (unsigned Count :
+       {ElemwiseRuntimeMaxInputs, ElemwiseRuntimeMaxInputs + 1}) {
     SCOPED_TRACE(Count);
     BuildFn Build = [Count](FunctionBuilder &B, std::vector<Variable *> In) {
       In.resize(Count);

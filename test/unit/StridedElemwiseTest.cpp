@@ -1,4 +1,4 @@
-//===- StridedElemwiseTest.cpp - The runtime's strided element-wise loops --===//
+//===- StridedElemwiseTest.cpp - The runtime's strided loops -----------===//
 //
 // gj_ew_strided (ops/StridedElemwise.h) with kernels written here that
 // compute out[j] = a[j] * 2 + b (b read once per call when row-invariant)
@@ -114,7 +114,8 @@ TEST(StridedElemwise, UnitRowsCallTheKernelOnTheRow) {
   std::vector<double> Out(30, -1);
   auto W = record(kernelWord<false, false>(), kernelWord<false, false>(),
                   Out.data(), {2, 3, 5}, -1, false,
-                  {{A.data(), false, {120, 40, 8}}, {B.data(), false, {0, 0, 8}}});
+                  {{A.data(), false, {120, 40, 8}},
+                   {B.data(), false, {0, 0, 8}}});
   Log.clear();
   gj_ew_strided(W.data());
   for (int I = 0; I < 30; ++I)
@@ -137,7 +138,8 @@ TEST(StridedElemwise, LongRowsInChunksAndNegativeStrides) {
   const double *Start = &A[size_t(Rows - 1) * 2 * N + 1];
   auto W = record(kernelWord<false, true>(), kernelWord<false, true>(),
                   Out.data(), {Rows, 1, N}, -1, false,
-                  {{Start, false, {-2 * N * 8, 0, 16}}, {B.data(), true, {0, 0, 0}}});
+                  {{Start, false, {-2 * N * 8, 0, 16}},
+                   {B.data(), true, {0, 0, 0}}});
   Log.clear();
   gj_ew_strided(W.data());
   for (int R = 0; R < Rows; ++R)
