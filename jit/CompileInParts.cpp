@@ -19,6 +19,10 @@ using namespace llvm;
 
 namespace graphjit {
 
+/// Below this many instructions of kernels (before optimization), the
+/// parts' bitcode round trips, target machines and pipelines eat the gain
+/// (the tutorial graph: 133 M instructions in parts, 124 M whole).
+static constexpr size_t MinKernelInstructions = 400;
 static constexpr unsigned MaxParts = 4;
 
 static bool inlinedEverywhere(const Function &F) {
@@ -78,14 +82,14 @@ unsigned compilePartsFor(const Module &M, StringRef Entry) {
   if (!Driver || Driver->isDeclaration() ||
       Driver->hasFnAttribute(Attribute::OptimizeNone))
     return 0;
-  // Even one small kernel pays for its part: the glue, node functions
-  // included, then skips the IR pipeline, which costs more than the
-  // parts' bitcode round trips and target machines (docs/BENCHMARKS.md).
   Grouping G(M, Entry);
-  size_t Kernels = 0;
+  size_t Kernels = 0, KernelInstructions = 0;
   for (auto &[Leader, N] : G.Size)
-    Kernels += !G.isGlue(*Leader);
-  if (Kernels == 0)
+    if (!G.isGlue(*Leader)) {
+      ++Kernels;
+      KernelInstructions += N;
+    }
+  if (Kernels == 0 || KernelInstructions < MinKernelInstructions)
     return 0;
   unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
   return unsigned(std::min<size_t>({Threads, MaxParts, Kernels + 1}));
@@ -107,14 +111,9 @@ static void externalizeLocals(Module &M) {
   }
 }
 
-/// The work a part's thread has, in a kernel's instructions (measured on
-/// the train steps, 2026-11-27): a kernel, a loop that the vectorizer
-/// widens, interleaves and gives an epilogue, took 8–17 ms of the IR
-/// pipeline and code generation whatever its size (14 to 119
-/// instructions), as much as the whole glue of the logistic step (800
-/// instructions) or the perceptron's (2,000) at O0.
-static constexpr double GlueCost = 0.08;
-static constexpr double KernelBaseCost = 120;
+/// The glue's compile time per instruction against a kernel's: the glue
+/// is compiled at O0 (measured on the train steps: about 0.45).
+static constexpr double GlueCost = 0.45;
 
 Expected<std::vector<std::unique_ptr<MemoryBuffer>>>
 compileInParts(Module &M, StringRef Entry, unsigned Threads,
@@ -143,7 +142,7 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
       unsigned T = unsigned(std::min_element(Load.begin(), Load.end()) -
                             Load.begin());
       PartOf[Leader] = 1 + T;
-      Load[T] += KernelBaseCost + double(N);
+      Load[T] += double(N);
     }
     for (const Function &F : M)
       if (!F.isDeclaration() && !inlinedEverywhere(F))

@@ -2,11 +2,11 @@
 //
 // A cold compile is the IR pipeline then code generation, each about half,
 // over a module whose kernels are independent: the driver calls each
-// loop kernel out of line (noinline), and nothing else crosses between
-// them. So the module is cut before optimizing:
+// Elemwise node function and kernel out of line (noinline), and nothing
+// else crosses between them. So the module is cut before optimizing:
 //
 //  - part 0, the glue: the driver and what it may inline (the planned
-//    thunks, Elemwise node functions), compiled at O0 as a long driver is
+//    thunks, 0-d node functions), compiled at O0 as a long driver is
 //    (GlueModule.h), since optimizing a call and a test per Apply costs
 //    more than it saves (half the perceptron step's IR pipeline);
 //  - parts 1..T, the kernels, one part per thread, the largest groups
@@ -36,8 +36,8 @@ namespace graphjit {
 
 /// How many threads compileInParts would compile unoptimized M on, with
 /// Entry its driver: up to the hardware's threads, at most 4 and one more
-/// than the kernels; 0 where M is not cut (no kernel, or a long driver,
-/// which GlueModule.h splits off instead).
+/// than the kernels; 0 where M is not cut (kernels too few or small, or a
+/// long driver, which GlueModule.h splits off instead).
 unsigned compilePartsFor(const llvm::Module &M, llvm::StringRef Entry);
 
 /// What each part's thread does: optimize the part with its target

@@ -15,17 +15,10 @@
 //    all elements; over a large output, a call of the runtime's
 //    gj_ew_flat (ops/FlatElemwise.h), which runs the kernel in pieces on
 //    its threads and streams outputs too large for the cache.
-//  - strided: the runtime's gj_ew_strided (ops/StridedElemwise.h), given
-//    the dims and every input's byte strides in a record on the stack,
-//    runs the row kernel (inputs statically invariant along the row read
-//    once) on each row, gathering strided inputs into buffers first:
-//    right for any strides (negative, 0, broadcast dims of size 1). A
-//    kernel of more inputs than the runtime takes gets a loop nest here
-//    instead, with a scalar loop for rows of strided inputs.
-//
-// The node function holds no loop, then: it is glue, compiled at O0 with
-// the driver (jit/CompileInParts.h), and the loop kernel is all a
-// signature optimizes.
+//  - strided: a loop nest over the output's outer dims. Rows whose inputs
+//    are all unit-stride (or statically invariant along the row) call the
+//    row kernel; others run a scalar loop with the inputs' byte strides,
+//    right for any strides (negative, 0, broadcast dims of size 1).
 //
 // The output is a fresh buffer, hence the kernel's noalias out: the
 // vectorizer needs no run-time overlap checks. An in-place Elemwise's
@@ -35,7 +28,7 @@
 // loop kernel (`.io<k>`) that reads the input through the output pointer,
 // element j before writing element j, so that noalias still holds. Should
 // another input share the output's memory too (a view written in the
-// graph), only the strided path runs, element by element in order.
+// graph), only the strided loop, which has no noalias, runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +36,6 @@
 #include "StructuralLoweringUtil.h"
 #include "ops/ElemwiseOps.h"
 #include "ops/FlatElemwise.h"
-#include "ops/StridedElemwise.h"
 #include "ops/ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
@@ -126,11 +118,7 @@ private:
   /// gj_ew_flat(record, NumElements), the record on the stack.
   void callFlatRuntime(ArrayRef<bool> Inv, ArrayRef<Value *> Inputs,
                        Value *NumElements);
-  /// The rows of a non-flat output: the runtime's gj_ew_strided, given a
-  /// record on the stack; a kernel of more inputs than it takes, a loop
-  /// nest here with a scalar loop for rows of strided inputs.
-  void emitStrided(Value *Tangled);
-  void callStridedRuntime(Value *Tangled);
+  void emitStrided(Value *UnitRows);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
 };
@@ -402,55 +390,11 @@ static void keepScalar(BasicBlock *Pre, BasicBlock *Exit) {
   }
 }
 
-void ElemwiseEmitter::emitStrided(Value *Tangled) {
-  if (Ops.size() <= ElemwiseRuntimeMaxInputs)
-    return callStridedRuntime(Tangled);
-  // A kernel of more inputs than the runtime calls: the loop nest here.
-  Value *UnitRows = B.CreateAnd(unitRows(), B.CreateNot(Tangled));
+void ElemwiseEmitter::emitStrided(Value *UnitRows) {
   ArrayRef<Value *> Outer = ArrayRef(Out.Dims).drop_back();
   E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
     emitRow(Index, UnitRows);
   });
-}
-
-void ElemwiseEmitter::callStridedRuntime(Value *Tangled) {
-  unsigned K = Ops.size();
-  Type *I64 = B.getInt64Ty();
-  AllocaInst *Record = entryAlloca(
-      E, ArrayType::get(I64, stridedRecordWords(Rank, K)), "strided.record");
-  unsigned At = 0;
-  auto Word = [&](Value *V) {
-    B.CreateStore(V, B.CreateConstInBoundsGEP2_32(Record->getAllocatedType(),
-                                                  Record, 0, At++));
-  };
-  SmallVector<bool, 4> Inv;
-  for (const Operand &Op : Ops)
-    Inv.push_back(Op.RowInvariant);
-  Function *Plain = loopKernel(Inv);
-  Word(Anchor >= 0 ? loopKernel(Inv, AliasOut) : Plain);
-  Word(Plain);
-  Word(Out.Data);
-  Word(size(Out.T));
-  Word(E.constI64(K));
-  Word(E.constI64(Rank));
-  Word(E.constI64(Anchor + 1));
-  Word(B.CreateZExt(Tangled, I64));
-  for (Value *D : Out.Dims)
-    Word(D);
-  for (Value *S : Out.Strides)
-    Word(S);
-  Value *Null = ConstantPointerNull::get(B.getPtrTy());
-  Value *Zero = E.constI64(0);
-  for (const Operand &Op : Ops) {
-    Word(Op.Read ? Op.Data : Null);
-    Word(Op.Read ? size(Op.T) : Zero);
-    Word(E.constI64(Op.Read && Op.RowInvariant));
-    for (unsigned D = 0; D < Rank; ++D)
-      Word(Op.Read ? Op.LoopStrides[D] : Zero);
-  }
-  FunctionCallee Strided = E.M.getOrInsertFunction(
-      "gj_ew_strided", FunctionType::get(B.getVoidTy(), {B.getPtrTy()}, false));
-  B.CreateCall(Strided, {Record});
 }
 
 void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
@@ -479,8 +423,8 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
 
 // A row with a strided input, element by element with the inputs'
 // strides, in order: right for any strides, and however the inputs of an
-// in-place Apply overlap its output (kernels of more inputs than the
-// runtime takes only).
+// in-place Apply overlap its output. (Copying strided inputs into buffers
+// for the row kernel instead compiled slower: docs/BENCHMARKS.md.)
 void ElemwiseEmitter::emitScalarRow(ArrayRef<Value *> Row, Value *OutRow,
                                     Value *Count) {
   SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);
@@ -554,7 +498,9 @@ void ElemwiseEmitter::emit() {
           return emitFlat(NumElements);
         emitIfElse(
             E, Flat, "flat", [&] { emitFlat(NumElements); },
-            [&] { emitStrided(Tangled); });
+            [&] {
+              emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)));
+            });
       });
 }
 
@@ -608,11 +554,9 @@ static Error emitElemwise(ThunkEmitter &E) {
                                   PointerType::getUnqual(C));
     F = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false),
                          GlobalValue::InternalLinkage, Key, E.M);
-    // Shared by the Applies of the same key, and glue like them: the loops
-    // are in the kernels and the runtime. A kernel of more inputs than
-    // the runtime takes keeps its loop nest here, out of line.
-    if (N.output(0)->type().rank() != 0 &&
-        N.inputs().size() > ElemwiseRuntimeMaxInputs)
+    // Shared by the Applies of the same key, except a 0-d one: a few
+    // instructions, cheaper inlined than called.
+    if (N.output(0)->type().rank() != 0)
       F->addFnAttr(Attribute::NoInline);
     F->addFnAttr(Attribute::NoUnwind);
     DenseMap<const Variable *, Value *> SlotOf;

@@ -7,7 +7,6 @@
 #include "ops/FlatElemwise.h"
 #include "ops/PairwiseSumKernels.h"
 #include "ops/StandardOps.h"
-#include "ops/StridedElemwise.h"
 #include <mutex>
 
 void graphjit::initialize() {
@@ -17,6 +16,5 @@ void graphjit::initialize() {
     JitEngine::registerSymbols(frameSymbols());
     JitEngine::registerSymbols(pairwiseSumSymbols());
     JitEngine::registerSymbols(flatElemwiseSymbols());
-    JitEngine::registerSymbols(stridedElemwiseSymbols());
   });
 }

@@ -1,9 +1,9 @@
 //===- ops/ElemwiseKernelCall.h - Calling JIT loop kernels -*- C++ -*-===//
 //
-// The runtime's element-wise loops (gj_ew_flat, gj_ew_strided) call an
-// Elemwise's JIT loop kernel, `void (ptr out, i64 n, ptr in...)`, whose
-// arity is its number of inputs: a table of callers, one per arity,
-// instantiated here once for both.
+// The runtime's element-wise loops (gj_ew_flat) call an Elemwise's JIT
+// loop kernel, `void (ptr out, i64 n, ptr in...)`, whose arity is its
+// number of inputs: a table of callers, one per arity, instantiated here
+// once for every loop of the runtime that takes kernels.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_ELEMWISEKERNELCALL_H
