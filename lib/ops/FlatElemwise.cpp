@@ -2,10 +2,13 @@
 
 #include "ops/FlatElemwise.h"
 #include "runtime/ParallelRuntime.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <unistd.h>
+#include <utility>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -36,13 +39,39 @@ std::atomic<uint64_t> &streamingBytes() {
 // core gains (measured: docs/BENCHMARKS.md, "Threads").
 std::atomic<uint64_t> ParallelBytes{uint64_t(4) << 20};
 
+template <size_t> using Ptr = void *;
+
+/// Calls a kernel of K inputs, K the length of the index sequence.
+template <size_t... I>
+void callWith(uint64_t Kernel, char *Out, int64_t N, char *const *In,
+              std::index_sequence<I...>) {
+  using Fn = void (*)(void *, int64_t, Ptr<I>...);
+  reinterpret_cast<Fn>(Kernel)(Out, N, In[I]...);
+}
+
+template <size_t K>
+void callArity(uint64_t Kernel, char *Out, int64_t N, char *const *In) {
+  callWith(Kernel, Out, N, In, std::make_index_sequence<K>());
+}
+
+using Caller = void (*)(uint64_t, char *, int64_t, char *const *);
+
+template <size_t... K>
+constexpr std::array<Caller, sizeof...(K)> callers(std::index_sequence<K...>) {
+  return {&callArity<K>...};
+}
+
+/// The caller of a kernel of K inputs, for K up to the most.
+constexpr std::array<Caller, FlatElemwiseMaxInputs + 1> Callers =
+    callers(std::make_index_sequence<FlatElemwiseMaxInputs + 1>());
+
 /// The record, decoded.
 struct FlatCall {
   uint64_t Kernel, Plain;
   char *Out;
   int64_t OutBytes;
   unsigned K;
-  KernelCaller Call;
+  Caller Call;
   char *In[FlatElemwiseMaxInputs];
   int64_t Step[FlatElemwiseMaxInputs];
 
@@ -50,7 +79,9 @@ struct FlatCall {
       : Kernel(R[0]), Plain(R[1]), Out(reinterpret_cast<char *>(R[2])),
         OutBytes(int64_t(R[3])), K(unsigned(R[4])) {
     // JIT code calls kernels of more inputs directly (ElemwiseLowering).
-    Call = kernelCaller(K, "gj_ew_flat");
+    if (K > FlatElemwiseMaxInputs)
+      llvm::report_fatal_error("gj_ew_flat: a kernel of too many inputs");
+    Call = Callers[K];
     for (unsigned I = 0; I < K; ++I) {
       In[I] = reinterpret_cast<char *>(R[5 + I]);
       Step[I] = int64_t(R[5 + K + I]);

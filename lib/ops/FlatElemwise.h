@@ -22,7 +22,6 @@
 #ifndef GRAPHJIT_OPS_FLATELEMWISE_H
 #define GRAPHJIT_OPS_FLATELEMWISE_H
 
-#include "ops/ElemwiseKernelCall.h"
 #include "runtime/ProfileRuntime.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
@@ -36,7 +35,7 @@ namespace graphjit {
 
 /// The most kernel inputs gj_ew_flat takes; JIT code calls a kernel with
 /// more directly, on one thread, through the cache.
-constexpr unsigned FlatElemwiseMaxInputs = ElemwiseRuntimeMaxInputs;
+constexpr unsigned FlatElemwiseMaxInputs = 16;
 
 /// Outputs of at least this many bytes are streamed. The default is half
 /// the host's last-level cache (8 MiB if unknown); tests use 0 to stream
