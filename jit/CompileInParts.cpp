@@ -202,6 +202,8 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
         std::chrono::duration<double>(Optimized - Start).count();
     Spent[I].Codegen =
         std::chrono::duration<double>(Clock::now() - Optimized).count();
+    if (Compiler.GiveBackTM)
+      Compiler.GiveBackTM(std::move(*TM));
     if (!Obj)
       return Fail(Obj.takeError());
     Objects[I] = std::move(*Obj);

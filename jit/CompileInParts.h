@@ -45,6 +45,9 @@ unsigned compilePartsFor(const llvm::Module &M, llvm::StringRef Entry);
 struct PartCompiler {
   std::function<llvm::Expected<std::unique_ptr<llvm::TargetMachine>>()>
       MakeTM;
+  /// Takes each part's machine back when the part is compiled (may be
+  /// empty: the machines are destroyed).
+  std::function<void(std::unique_ptr<llvm::TargetMachine>)> GiveBackTM;
   /// Glue: the part is part 0, whose code generation is already at O0.
   std::function<void(llvm::Module &, llvm::TargetMachine &, bool Glue)>
       Optimize;

@@ -3,6 +3,7 @@
 #include "JitEngine.h"
 #include "CompileCache.h"
 #include "SplitCodegen.h"
+#include "TargetMachinePool.h"
 #include "VectorMath.h"
 #include "graphjit/Flags.h"
 #include "runtime/MemoryRuntime.h"
@@ -34,14 +35,14 @@ using namespace llvm;
 
 struct JitEngine::Impl {
   std::unique_ptr<orc::LLJIT> J;
-  std::unique_ptr<TargetMachine> TM;
-  /// Makes the TargetMachines of codegen's other threads.
-  std::optional<orc::JITTargetMachineBuilder> JTMB;
+  /// The host's TargetMachines, one per thread that compiles.
+  std::unique_ptr<TargetMachinePool> Machines;
   /// The most threads codegen uses (0: as many as it finds worth it).
   unsigned CodegenThreads = 0;
   DataLayout DL{""};
   std::string Triple;
   std::string Cpu;
+  std::string Features;
   mutable std::mutex Lock;
   std::atomic<unsigned> Counter{0};
   CompileCache Cache{CompileCache::defaultDirectory()};
@@ -107,15 +108,28 @@ Expected<JitEngine &> JitEngine::get() {
       return Fail(JTMB.takeError());
     JTMB->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
     std::unique_ptr<JitEngine> E(new JitEngine());
-    auto TM = JTMB->createTargetMachine();
-    if (!TM)
-      return Fail(TM.takeError());
-    E->P->TM = std::move(*TM);
-    E->P->JTMB = *JTMB;
-    E->P->DL = E->P->TM->createDataLayout();
-    E->P->Triple = E->P->TM->getTargetTriple().str();
-    E->P->Cpu = E->P->TM->getTargetCPU().str();
-    auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(*JTMB).create();
+    E->P->Machines = std::make_unique<TargetMachinePool>(*JTMB);
+    {
+      auto TM = E->P->Machines->lease(); // Kept for the first compile.
+      if (!TM)
+        return Fail(TM.takeError());
+      E->P->DL = (*TM)->createDataLayout();
+      E->P->Triple = (*TM)->getTargetTriple().str();
+      E->P->Cpu = (*TM)->getTargetCPU().str();
+      E->P->Features = (*TM)->getTargetFeatureString().str();
+    }
+    // graphjit hands the JIT objects only: an IR compiler that makes its
+    // TargetMachine when used (never) saves making one now.
+    auto J = orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(*JTMB)
+                 .setCompileFunctionCreator(
+                     [](orc::JITTargetMachineBuilder B)
+                         -> Expected<
+                             std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
+                       return std::make_unique<orc::ConcurrentIRCompiler>(
+                           std::move(B));
+                     })
+                 .create();
     if (!J)
       return Fail(J.takeError());
     E->P->J = std::move(*J);
@@ -174,7 +188,7 @@ void JitEngine::setTarget(Module &M) const {
   for (llvm::Function &F : M)
     if (!F.isDeclaration()) {
       F.addFnAttr("target-cpu", P->Cpu);
-      F.addFnAttr("target-features", P->TM->getTargetFeatureString());
+      F.addFnAttr("target-features", P->Features);
     }
 }
 
@@ -184,7 +198,7 @@ std::string JitEngine::cacheKey(const Module &M, unsigned OptLevel) const {
     return "";
   return CompileCache::key(
       M, (Twine("O") + Twine(OptLevel) + " " + P->Triple + " " + P->Cpu + " " +
-          P->TM->getTargetFeatureString() + " LLVM " + LLVM_VERSION_STRING +
+          P->Features + " LLVM " + LLVM_VERSION_STRING +
           " pipeline " + Twine(PipelineVersion) +
           (loadVectorMathLibrary() ? " libmvec" : ""))
              .str());
@@ -202,9 +216,13 @@ void JitEngine::dropCachedObject(StringRef Key) {
   P->Cache.remove(Key.str());
 }
 
-void JitEngine::optimize(Module &M, unsigned OptLevel) {
+Error JitEngine::optimize(Module &M, unsigned OptLevel) {
   std::lock_guard<std::mutex> Guard(P->Lock);
-  ::optimize(M, *P->TM, OptLevel);
+  auto TM = P->Machines->lease();
+  if (!TM)
+    return TM.takeError();
+  ::optimize(M, **TM, OptLevel);
+  return Error::success();
 }
 
 // setCodegenThreads, else GRAPHJIT_FLAGS=compile_threads=N; 0: no cap.
@@ -235,7 +253,10 @@ Expected<ObjectFiles> JitEngine::optimizeAndCodegen(Module &M, StringRef Entry,
                                                     PartTimes &Times) {
   std::lock_guard<std::mutex> Guard(P->Lock);
   PartCompiler Compiler;
-  Compiler.MakeTM = [&] { return P->JTMB->createTargetMachine(); };
+  Compiler.MakeTM = [&] { return P->Machines->take(); };
+  Compiler.GiveBackTM = [&](std::unique_ptr<TargetMachine> TM) {
+    P->Machines->give(std::move(TM));
+  };
   // The glue as the long drivers' (GlueModule.h): optimizing a call and
   // a test per Apply does not pay for itself (the train steps ran as fast).
   Compiler.Optimize = [&](Module &Part, TargetMachine &TM, bool Glue) {
@@ -274,13 +295,16 @@ Error JitEngine::writeAssembly(const Module &M, const Module *Glue,
   if (EC)
     return createStringError("cannot write '" + Path + "': " + EC.message());
   std::lock_guard<std::mutex> Guard(P->Lock);
+  auto TM = P->Machines->lease();
+  if (!TM)
+    return TM.takeError();
   for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
     if (!Part)
       continue;
     const Module &Code = *Part;
-    Error E = atGlueLevel(*P->TM, IsGlue, [&]() -> Error {
+    Error E = atGlueLevel(**TM, IsGlue, [&]() -> Error {
       legacy::PassManager PM;
-      if (P->TM->addPassesToEmitFile(PM, OS, nullptr,
+      if ((*TM)->addPassesToEmitFile(PM, OS, nullptr,
                                      CodeGenFileType::AssemblyFile))
         return createStringError("the target cannot emit assembly");
       // Code generation rewrites the IR it runs on: give it a copy.
@@ -297,6 +321,9 @@ Error JitEngine::writeAssembly(const Module &M, const Module *Glue,
 Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
                                          StringRef Key) {
   std::lock_guard<std::mutex> Guard(P->Lock);
+  auto TM = P->Machines->lease();
+  if (!TM)
+    return TM.takeError();
   ObjectFiles Objects;
   for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
     if (!Part)
@@ -308,17 +335,19 @@ Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
     if (unsigned Cap = threadCap())
       Parts = std::min(Parts, Cap);
     if (Parts > 1) {
-      auto InParts = codegenInParts(Code, Parts, [&] {
-        return P->JTMB->createTargetMachine();
-      });
+      auto InParts = codegenInParts(
+          Code, Parts, [&] { return P->Machines->take(); },
+          [&](std::unique_ptr<TargetMachine> Used) {
+            P->Machines->give(std::move(Used));
+          });
       if (!InParts)
         return InParts.takeError();
       for (std::unique_ptr<MemoryBuffer> &Obj : *InParts)
         Objects.push_back(std::move(Obj));
       continue;
     }
-    auto Obj = atGlueLevel(*P->TM, IsGlue, [&] {
-      return orc::SimpleCompiler(*P->TM)(Code);
+    auto Obj = atGlueLevel(**TM, IsGlue, [&] {
+      return orc::SimpleCompiler(**TM)(Code);
     });
     if (!Obj)
       return Obj.takeError();
@@ -380,7 +409,8 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
     consumeError(Code.takeError());
     dropCachedObject(Key);
   }
-  optimize(*M, OptLevel);
+  if (Error E = optimize(*M, OptLevel))
+    return E;
   Expected<ObjectFiles> Objects = codegen(*M, nullptr, Key);
   if (!Objects)
     return Objects.takeError();

@@ -70,7 +70,7 @@ public:
   /// Forgets a cached object that did not link.
   void dropCachedObject(llvm::StringRef Key);
   /// LLVM's O0-O3 pipeline for the host TargetMachine.
-  void optimize(llvm::Module &M, unsigned OptLevel);
+  llvm::Error optimize(llvm::Module &M, unsigned OptLevel);
   /// How many threads optimizeAndCodegen would compile M, whose driver is
   /// Entry, on (CompileInParts.h), within setCodegenThreads' limit; 0:
   /// optimize then codegen M whole instead.

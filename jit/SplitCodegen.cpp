@@ -36,7 +36,8 @@ unsigned codegenPartsFor(const Module &M) {
 
 Expected<std::vector<std::unique_ptr<MemoryBuffer>>> codegenInParts(
     Module &M, unsigned Parts,
-    const std::function<Expected<std::unique_ptr<TargetMachine>>()> &MakeTM) {
+    const std::function<Expected<std::unique_ptr<TargetMachine>>()> &MakeTM,
+    const std::function<void(std::unique_ptr<TargetMachine>)> &GiveBackTM) {
   std::vector<SmallString<0>> Bitcode;
   SplitModule(M, Parts, [&](std::unique_ptr<Module> Part) {
     Bitcode.emplace_back();
@@ -57,6 +58,8 @@ Expected<std::vector<std::unique_ptr<MemoryBuffer>>> codegenInParts(
       return Fail(TM.takeError());
     Expected<std::unique_ptr<MemoryBuffer>> Obj =
         orc::SimpleCompiler(**TM)(**Part);
+    if (GiveBackTM)
+      GiveBackTM(std::move(*TM));
     if (!Obj)
       return Fail(Obj.takeError());
     Objects[I] = std::move(*Obj);

@@ -28,13 +28,16 @@ unsigned codegenPartsFor(const llvm::Module &M);
 /// M is split by llvm::SplitModule (its local symbols become hidden
 /// globals, so that the parts link to one another) and each part is moved
 /// to a context of its own through bitcode, since an LLVMContext serves
-/// one thread. MakeTM makes each thread's TargetMachine. M itself is
-/// changed (its locals externalized): compile it only once.
+/// one thread. MakeTM makes each thread's TargetMachine, and GiveBackTM
+/// (if set) takes it back when its part is done. M itself is changed (its
+/// locals externalized): compile it only once.
 llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
 codegenInParts(
     llvm::Module &M, unsigned Parts,
     const std::function<llvm::Expected<std::unique_ptr<llvm::TargetMachine>>()>
-        &MakeTM);
+        &MakeTM,
+    const std::function<void(std::unique_ptr<llvm::TargetMachine>)>
+        &GiveBackTM = {});
 
 } // namespace graphjit
 

@@ -26,12 +26,6 @@ llvm::Error KernelLibrary::load() {
   Library = std::move(*Lib);
   Library->setTargetTriple(M.getTargetTriple());
   Library->setDataLayout(M.getDataLayout());
-  for (llvm::Function &F : *Library) {
-    // The module's target decides the instruction set, not clang's default.
-    F.removeFnAttr("target-cpu");
-    F.removeFnAttr("target-features");
-    F.removeFnAttr("tune-cpu");
-  }
   return llvm::Error::success();
 }
 
@@ -61,6 +55,17 @@ llvm::Error KernelLibrary::linkUsed() {
   if (llvm::Linker::linkModules(M, std::move(Library),
                                 llvm::Linker::LinkOnlyNeeded))
     return llvm::createStringError("linking the scalar kernels failed");
+  for (llvm::Function &F : M) {
+    // Only what clang compiled says "target-cpu". The module's target
+    // decides the instruction set, not clang's default; and functions whose
+    // target attributes differ each cost the code generator a subtarget
+    // (about 2 M instructions apiece), so clang's vector-width hint goes too.
+    if (!F.hasFnAttribute("target-cpu"))
+      continue;
+    for (llvm::StringRef A :
+         {"target-cpu", "target-features", "tune-cpu", "min-legal-vector-width"})
+      F.removeFnAttr(A);
+  }
   for (const std::string &Name : Used) {
     llvm::Function *F = M.getFunction(Name);
     F->setLinkage(llvm::GlobalValue::InternalLinkage);

@@ -62,7 +62,7 @@ private:
   Error instrument();
   Error optimize();
   /// Splits off a long driver and optimizes the rest.
-  void optimizeModule();
+  Error optimizeModule();
   Error codegen();
   Error link();
   Error kernels();
@@ -362,7 +362,8 @@ Error CompilePipeline::optimize() {
       return Error::success();
     }
   }
-  optimizeModule();
+  if (Error E = optimizeModule())
+    return E;
   if (!Opts.Emit.LLVMOptimized.empty())
     if (Error E = writeFile(Opts.Emit.LLVMOptimized, [&](llvm::raw_ostream &OS) {
           printAfter(CompileStep::Optimize, OS);
@@ -373,12 +374,12 @@ Error CompilePipeline::optimize() {
   return Error::success();
 }
 
-void CompilePipeline::optimizeModule() {
+Error CompilePipeline::optimizeModule() {
   if (std::unique_ptr<llvm::Module> Kernels = splitGlue(*Lowered.Module)) {
     Glue = std::move(Lowered.Module);
     Lowered.Module = std::move(Kernels);
   }
-  Engine->optimize(*Lowered.Module, Opts.OptLevel);
+  return Engine->optimize(*Lowered.Module, Opts.OptLevel);
 }
 
 // Machine code, stored in the cache (a cached object skips this step).
@@ -402,7 +403,8 @@ Error CompilePipeline::link() {
     llvm::consumeError(C.takeError());
     Engine->dropCachedObject(CacheKey);
     Times.Cached = false;
-    optimizeModule();
+    if (Error E = optimizeModule())
+      return E;
     if (Error E = codegen())
       return E;
     C = Engine->link(std::move(Objects), DriverName, Instrumented);

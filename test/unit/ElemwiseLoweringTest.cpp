@@ -507,4 +507,27 @@ TEST(ElemwiseLowering, FlatLoopVectorizes) {
   llvm::sys::fs::remove(Path);
 }
 
+// The scalar kernels come from clang with its default target ("x86-64")
+// and a vector-width hint; linked into a module they carry neither, so
+// the module's target decides their instruction set and the code
+// generator makes one subtarget for all its functions.
+TEST(ElemwiseLowering, ScalarKernelsTakeTheModulesTarget) {
+  llvm::SmallString<128> Path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("elemwise", "ll", Path));
+  EmitOptions Emit;
+  Emit.LLVM = std::string(Path);
+  Compiled C = compile({TensorType(DType::F64, {S("n")})},
+                       eachOp({"exp", "sigmoid"}, 1), LinkerKind::CPy, Emit);
+  ASSERT_TRUE(C.Fn);
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  ASSERT_TRUE(bool(Buf));
+  llvm::StringRef IR = (*Buf)->getBuffer();
+  EXPECT_TRUE(IR.contains("@gj_scalar_exp_f64(")) << IR.str();
+  EXPECT_TRUE(IR.contains("@gj_scalar_sigmoid_f64("));
+  for (llvm::StringRef Attr : {"\"target-cpu\"", "\"target-features\"",
+                               "\"tune-cpu\"", "\"min-legal-vector-width\""})
+    EXPECT_FALSE(IR.contains(Attr)) << Attr.str();
+  llvm::sys::fs::remove(Path);
+}
+
 } // namespace
