@@ -26,11 +26,13 @@ GJ_EMBEDDED(f64)
 namespace {
 struct EmbeddedLibrary {
   llvm::StringRef DType;
+  llvm::StringRef Name; ///< The parsed module's.
   const unsigned char *Bytes;
   const unsigned long &Size;
 };
 #define GJ_LIBRARY(DT)                                                         \
-  {#DT, GraphjitScalarKernels_##DT, GraphjitScalarKernels_##DT##_size}
+  {#DT, "graphjit-scalar-kernels-" #DT, GraphjitScalarKernels_##DT,          \
+   GraphjitScalarKernels_##DT##_size}
 const EmbeddedLibrary Embedded[KernelLibrary::NumLibraries] = {
     GJ_LIBRARY(bool), GJ_LIBRARY(i8),  GJ_LIBRARY(i16), GJ_LIBRARY(i32),
     GJ_LIBRARY(i64),  GJ_LIBRARY(u8),  GJ_LIBRARY(f32), GJ_LIBRARY(f64)};
@@ -59,7 +61,7 @@ llvm::Expected<llvm::Module *> KernelLibrary::library(unsigned I) {
   llvm::MemoryBufferRef Ref(
       llvm::StringRef(reinterpret_cast<const char *>(Embedded[I].Bytes),
                       Embedded[I].Size),
-      "graphjit-scalar-kernels-" + Embedded[I].DType.str());
+      Embedded[I].Name);
   // Lazily: only the kernels a module uses are read (the linker
   // materializes them), which keeps lowering a small function fast.
   auto Lib = llvm::getLazyBitcodeModule(Ref, M.getContext());
