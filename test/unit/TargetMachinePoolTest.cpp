@@ -18,6 +18,7 @@ using namespace graphjit;
 namespace {
 
 std::unique_ptr<TargetMachinePool> hostPool() {
+  llvm::cantFail(JitEngine::get()); // Registers the host target.
   auto JTMB = llvm::cantFail(llvm::orc::JITTargetMachineBuilder::detectHost());
   JTMB.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   return std::make_unique<TargetMachinePool>(std::move(JTMB));
