@@ -158,32 +158,6 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
   unsigned Parts = 1 + Threads;
   std::vector<std::unique_ptr<Module>> Here(2);
   std::vector<SmallString<0>> Bitcode(Parts);
-  for (unsigned P = 0; P < Parts; ++P) {
-    bool Any = P == 0;
-    for (auto &Entry : PartOf)
-      Any |= Entry.second == P;
-    if (!Any)
-      continue;
-    ValueToValueMapTy Map;
-    std::unique_ptr<Module> Part =
-        CloneModule(M, Map, [&](const GlobalValue *GV) {
-          if (const auto *F = dyn_cast<Function>(GV))
-            return inlinedEverywhere(*F) || PartOf.lookup(F) == P;
-          return P == 0; // Variables, aliases: the glue's part defines them.
-        });
-    // Appending arrays (llvm.used and the like) stay with part 0.
-    if (P != 0)
-      for (GlobalVariable &GV : make_early_inc_range(Part->globals()))
-        if (GV.getName().starts_with("llvm."))
-          GV.eraseFromParent();
-    if (P < Here.size()) {
-      Here[P] = std::move(Part);
-      continue;
-    }
-    raw_svector_ostream OS(Bitcode[P]);
-    WriteBitcodeToFile(*Part, OS);
-  }
-
   std::vector<std::unique_ptr<MemoryBuffer>> Objects(Parts);
   std::vector<std::string> Errors(Parts);
   std::vector<PartTimes> Spent(Parts);
@@ -223,11 +197,36 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
       return Fail(Obj.takeError());
     Objects[I] = std::move(*Obj);
   };
-  // Thread 0 (this one) compiles the glue, then its kernels; the others
-  // their kernels.
+  // The other threads' parts are cut first, each thread starting as soon
+  // as its part is written; then this thread cuts and compiles the glue
+  // and its kernels.
   std::vector<std::thread> Workers;
-  for (unsigned T = 1; T < Threads; ++T)
-    Workers.emplace_back(CompilePart, 1 + T);
+  for (unsigned P = Parts; P-- > 0;) {
+    bool Any = P == 0;
+    for (auto &Entry : PartOf)
+      Any |= Entry.second == P;
+    if (!Any)
+      continue;
+    ValueToValueMapTy Map;
+    std::unique_ptr<Module> Part =
+        CloneModule(M, Map, [&](const GlobalValue *GV) {
+          if (const auto *F = dyn_cast<Function>(GV))
+            return inlinedEverywhere(*F) || PartOf.lookup(F) == P;
+          return P == 0; // Variables, aliases: the glue's part defines them.
+        });
+    // Appending arrays (llvm.used and the like) stay with part 0.
+    if (P != 0)
+      for (GlobalVariable &GV : make_early_inc_range(Part->globals()))
+        if (GV.getName().starts_with("llvm."))
+          GV.eraseFromParent();
+    if (P < Here.size()) {
+      Here[P] = std::move(Part);
+      continue;
+    }
+    raw_svector_ostream OS(Bitcode[P]);
+    WriteBitcodeToFile(*Part, OS);
+    Workers.emplace_back(CompilePart, P);
+  }
   CompilePart(0);
   CompilePart(1);
   for (std::thread &W : Workers)

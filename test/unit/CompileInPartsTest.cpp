@@ -127,6 +127,30 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
   Engine.release(*Code);
 }
 
+// On four threads three workers compile a kernel each, each started as
+// soon as its part is cut, while this thread cuts and compiles the glue
+// and the fourth kernel: five parts that link into the same program.
+TEST(CompileInParts, WorkersStartAsTheirPartsAreCut) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
+  PartTimes Times;
+  auto Objects = compileProgram(Engine, 4, /*Threads=*/4, Times);
+  ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
+  EXPECT_EQ(Objects->size(), 5u);
+  std::map<std::string, std::set<size_t>> DefinedIn = definedIn(*Objects);
+  std::set<size_t> KernelParts;
+  for (const char *K : {"k1", "k2", "k3", "k4"}) {
+    ASSERT_EQ(DefinedIn[K].size(), 1u) << K;
+    KernelParts.insert(*DefinedIn[K].begin());
+  }
+  EXPECT_EQ(KernelParts.size(), 4u);
+  auto Code = Engine.link(std::move(*Objects), "entry", false);
+  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
+  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
+  EXPECT_EQ(Entry(7), expected(7, 4));
+  EXPECT_EQ(Entry(-3), expected(-3, 4));
+  Engine.release(*Code);
+}
+
 // On one thread (compile_threads=1, or one core) the glue still has a
 // part of its own, compiled at O0, and the kernels theirs.
 TEST(CompileInParts, OneThreadStillCutsOffTheGlue) {
