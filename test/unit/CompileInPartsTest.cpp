@@ -119,12 +119,8 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
     KernelParts.insert(*DefinedIn[K].begin());
   }
   EXPECT_EQ(KernelParts.size(), 2u);
-  auto Code = Engine.link(std::move(*Objects), "entry", false);
-  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
-  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
-  EXPECT_EQ(Entry(5), expected(5, 3));
-  EXPECT_EQ(Entry(-40), expected(-40, 3));
-  Engine.release(*Code);
+  EXPECT_EQ(runEntry(Engine, std::move(*Objects), {5, -40}),
+            (std::vector<int64_t>{expected(5, 3), expected(-40, 3)}));
 }
 
 // On four threads three workers compile a kernel each, each started as
@@ -143,12 +139,8 @@ TEST(CompileInParts, WorkersStartAsTheirPartsAreCut) {
     KernelParts.insert(*DefinedIn[K].begin());
   }
   EXPECT_EQ(KernelParts.size(), 4u);
-  auto Code = Engine.link(std::move(*Objects), "entry", false);
-  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
-  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
-  EXPECT_EQ(Entry(7), expected(7, 4));
-  EXPECT_EQ(Entry(-3), expected(-3, 4));
-  Engine.release(*Code);
+  EXPECT_EQ(runEntry(Engine, std::move(*Objects), {7, -3}),
+            (std::vector<int64_t>{expected(7, 4), expected(-3, 4)}));
 }
 
 // On one thread (compile_threads=1, or one core) the glue still has a
@@ -164,11 +156,8 @@ TEST(CompileInParts, OneThreadStillCutsOffTheGlue) {
   ASSERT_EQ(DefinedIn["k1"].size(), 1u);
   EXPECT_NE(*DefinedIn["entry"].begin(), *DefinedIn["k1"].begin());
   EXPECT_EQ(DefinedIn["k1"], DefinedIn["k2"]);
-  auto Code = Engine.link(std::move(*Objects), "entry", false);
-  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
-  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
-  EXPECT_EQ(Entry(7), expected(7, 2));
-  Engine.release(*Code);
+  EXPECT_EQ(runEntry(Engine, std::move(*Objects), {7}),
+            std::vector<int64_t>{expected(7, 2)});
 }
 
 TEST(CompileInParts, SmallModulesAndLongDriversStayWhole) {

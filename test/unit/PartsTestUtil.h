@@ -1,12 +1,14 @@
 //===- PartsTestUtil.h - For the tests of compiling in parts ----*- C++ -*-===//
 //
-// What SplitCodegenTest and CompileInPartsTest share: the module of an IR
-// text, and which of a list of object files defines each symbol.
+// What the tests of compiling in parts share: the module of an IR text,
+// which of a list of object files defines each symbol, and the objects
+// linked and run.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_TEST_UNIT_PARTSTESTUTIL_H
 #define GRAPHJIT_TEST_UNIT_PARTSTESTUTIL_H
 
+#include "jit/JitEngine.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -14,6 +16,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "gtest/gtest.h"
+#include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
@@ -57,6 +61,24 @@ definedIn(const std::vector<std::unique_ptr<llvm::MemoryBuffer>> &Objects) {
     }
   }
   return Defined;
+}
+
+/// entry(X) for each of Xs, entry being `i64 entry(i64)` in Objects
+/// linked into Engine (and released again); empty, and a test failure, if
+/// they do not link.
+inline std::vector<int64_t> runEntry(JitEngine &Engine, ObjectFiles Objects,
+                                     std::initializer_list<int64_t> Xs) {
+  auto Code = Engine.link(std::move(Objects), "entry", false);
+  if (!Code) {
+    ADD_FAILURE() << llvm::toString(Code.takeError());
+    return {};
+  }
+  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
+  std::vector<int64_t> Results;
+  for (int64_t X : Xs)
+    Results.push_back(Entry(X));
+  Engine.release(*Code);
+  return Results;
 }
 
 } // namespace graphjit

@@ -68,12 +68,8 @@ TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
     Used.insert(*DefinedIn[Fn].begin());
   }
   EXPECT_GT(Used.size(), 1u);
-  auto Code = Engine.link(std::move(*Objects), "entry", false);
-  ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
-  auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
-  EXPECT_EQ(Entry(5), 5 * 2 + 5 * 3 + 7);
-  EXPECT_EQ(Entry(-4), -4 * 5 + 7);
-  Engine.release(*Code);
+  EXPECT_EQ(runEntry(Engine, std::move(*Objects), {5, -4}),
+            (std::vector<int64_t>{5 * 2 + 5 * 3 + 7, -4 * 5 + 7}));
 }
 
 TEST(SplitCodegen, SmallModulesStayWhole) {

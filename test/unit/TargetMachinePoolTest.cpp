@@ -93,11 +93,8 @@ TEST(TargetMachinePool, MachinesUsedAgainCompileWorkingCode) {
     auto Objects = codegenInParts(*M, 2, Take, GiveBack);
     ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
     EXPECT_EQ(Objects->size(), 2u);
-    auto Code = Engine.link(std::move(*Objects), "entry", false);
-    ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
-    auto *Entry = reinterpret_cast<int64_t (*)(int64_t)>(Code->Driver);
-    EXPECT_EQ(Entry(20), 41);
-    Engine.release(*Code);
+    EXPECT_EQ(runEntry(Engine, std::move(*Objects), {20}),
+              std::vector<int64_t>{41});
     // The parts ran on the spare machines: none was made.
     EXPECT_EQ(Pool->made(), 2u) << "round " << Round;
   }
