@@ -321,9 +321,6 @@ Error JitEngine::writeAssembly(const Module &M, const Module *Glue,
 Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
                                          StringRef Key) {
   std::lock_guard<std::mutex> Guard(P->Lock);
-  auto TM = P->Machines->lease();
-  if (!TM)
-    return TM.takeError();
   ObjectFiles Objects;
   for (auto [Part, IsGlue] : {std::pair{&M, false}, {Glue, true}}) {
     if (!Part)
@@ -346,6 +343,9 @@ Expected<ObjectFiles> JitEngine::codegen(Module &M, Module *Glue,
         Objects.push_back(std::move(Obj));
       continue;
     }
+    auto TM = P->Machines->lease();
+    if (!TM)
+      return TM.takeError();
     auto Obj = atGlueLevel(**TM, IsGlue, [&] {
       return orc::SimpleCompiler(**TM)(Code);
     });
