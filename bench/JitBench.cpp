@@ -7,7 +7,8 @@
 //  - the logistic-regression (n=400) and perceptron (n=128) train steps,
 //    c|py against py;
 //  - the overhead of one call of a compiled function on 3-element vectors;
-//  - compile time of each example function (warm: LLVM already loaded).
+//  - compile time of each example function (warm: LLVM already loaded);
+//  - the kernel pipeline against LLVM's O2: compile time and step time.
 // Each figure is the median of several repetitions.
 //
 //===----------------------------------------------------------------------===//
@@ -273,8 +274,43 @@ static void benchInplaceUpdates(const char *File, DType T, Shape X, Shape Y) {
                    File, TI * 1e3, TC * 1e3, TC / TI);
 }
 
+// The kernel pipeline (jit/IRPipeline.h) against LLVM's default<O2>, side
+// by side: each train step compiled uncached with each, alternately
+// (medians of 7: the whole compile and its optimize step, warm: LLVM
+// loaded, target machines kept), then the two compiled steps run in
+// alternation, each on a module of its own (the same weights).
+static void benchPipeline(const char *File, DType T, Shape X, Shape Y) {
+  llvm::cantFail(setCompileCacheDirectory(""));
+  std::vector<NDArray> In = {randomArray(T, X, 3), randomArray(T, Y, 4)};
+  auto MK = loadExample(File), ML = loadExample(File);
+  std::unique_ptr<Function> Fn[2];
+  std::vector<double> Total[2], Optimize[2];
+  for (int R = 0; R < 7; ++R)
+    for (bool LLVM : {false, true}) {
+      CompileOptions O;
+      O.LLVMPipeline = LLVM;
+      Fn[LLVM] = bench::compileOrDie(
+          *(LLVM ? ML : MK)->lookupFunction("train"), O);
+      Total[LLVM].push_back(Fn[LLVM]->compileTimes().total());
+      Optimize[LLVM].push_back(Fn[LLVM]->compileTimes().Optimize);
+    }
+  auto Median = [](std::vector<double> V) {
+    std::sort(V.begin(), V.end());
+    return V[V.size() / 2];
+  };
+  auto [TK, TL] = sideBySide(*Fn[0], *Fn[1], In, 15, 20);
+  outs() << format("pipeline: %s train step: compile %.2f ms (optimize "
+                   "%.2f) with the kernel pipeline, %.2f ms (optimize %.2f) "
+                   "with LLVM's O2: %.2fx; step %.3f ms against %.3f ms: "
+                   "%.3fx\n",
+                   File, Median(Total[0]) * 1e3, Median(Optimize[0]) * 1e3,
+                   Median(Total[1]) * 1e3, Median(Optimize[1]) * 1e3,
+                   Median(Total[1]) / Median(Total[0]), TK * 1e3, TL * 1e3,
+                   TL / TK);
+}
+
 // Arguments name the sections to run (elemwise, train, call, compile,
-// planned, inplace); none: all of them.
+// planned, inplace, pipeline); none: all of them.
 int main(int Argc, char **Argv) {
   graphjit::initialize();
   auto Wanted = [&](llvm::StringRef Section) {
@@ -304,6 +340,10 @@ int main(int Argc, char **Argv) {
     benchInplaceUpdates("logistic_regression.graph", DType::F64, {400, 784},
                         {400});
     benchInplaceUpdates("mlp.graph", DType::F32, {128, 784}, {128, 10});
+  }
+  if (Wanted("pipeline")) {
+    benchPipeline("logistic_regression.graph", DType::F64, {400, 784}, {400});
+    benchPipeline("mlp.graph", DType::F32, {128, 784}, {128, 10});
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "JitEngine.h"
 #include "CompileCache.h"
+#include "IRPipeline.h"
 #include "SplitCodegen.h"
 #include "TargetMachinePool.h"
 #include "VectorMath.h"
@@ -20,8 +21,6 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassTimingInfo.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -148,41 +147,10 @@ Expected<JitEngine &> JitEngine::get() {
   return *Engine;
 }
 
-static void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PipelineTuningOptions PTO;
-  // The new pass manager skips optnone functions (the long drivers) only
-  // through these callbacks; they also give -time-passes its report.
-  PassInstrumentationCallbacks PIC;
-  StandardInstrumentations SI(M.getContext(), /*DebugLogging=*/false);
-  SI.registerCallbacks(PIC, &MAM);
-  PassBuilder PB(&TM, PTO, std::nullopt, &PIC);
-  // Registered before the defaults, so that this one is used: libmvec's
-  // vector functions for the loop vectorizer.
-  TargetLibraryInfoImpl TLII(TM.getTargetTriple());
-  addVectorMathFunctions(TLII, TM.getTargetTriple());
-  FAM.registerPass([&] { return TargetLibraryAnalysis(TLII); });
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  OptimizationLevel Level = OptLevel == 0   ? OptimizationLevel::O0
-                            : OptLevel == 1 ? OptimizationLevel::O1
-                            : OptLevel == 2 ? OptimizationLevel::O2
-                                            : OptimizationLevel::O3;
-  ModulePassManager MPM = OptLevel == 0
-                              ? PB.buildO0DefaultPipeline(Level)
-                              : PB.buildPerModuleDefaultPipeline(Level);
-  MPM.run(M, MAM);
-}
-
 // Bump when the pipeline or the code generation options change, so that
 // cached objects compiled the old way are not used.
-static constexpr unsigned PipelineVersion = 3; // 2: libmvec, 3: O0 glue
+static constexpr unsigned PipelineVersion = 4; // 2: libmvec, 3: O0 glue,
+                                               // 4: kernel pipeline
 
 void JitEngine::setTarget(Module &M) const {
   for (llvm::Function &F : M)
@@ -192,12 +160,12 @@ void JitEngine::setTarget(Module &M) const {
     }
 }
 
-std::string JitEngine::cacheKey(const Module &M, unsigned OptLevel) const {
+std::string JitEngine::cacheKey(const Module &M, Optimization Opt) const {
   std::lock_guard<std::mutex> Guard(P->Lock);
   if (!P->Cache.enabled())
     return "";
   return CompileCache::key(
-      M, (Twine("O") + Twine(OptLevel) + " " + P->Triple + " " + P->Cpu + " " +
+      M, (Twine(Opt.name()) + " " + P->Triple + " " + P->Cpu + " " +
           P->Features + " LLVM " + LLVM_VERSION_STRING +
           " pipeline " + Twine(PipelineVersion) +
           (loadVectorMathLibrary() ? " libmvec" : ""))
@@ -216,12 +184,12 @@ void JitEngine::dropCachedObject(StringRef Key) {
   P->Cache.remove(Key.str());
 }
 
-Error JitEngine::optimize(Module &M, unsigned OptLevel) {
+Error JitEngine::optimize(Module &M, Optimization Opt) {
   std::lock_guard<std::mutex> Guard(P->Lock);
   auto TM = P->Machines->lease();
   if (!TM)
     return TM.takeError();
-  ::optimize(M, **TM, OptLevel);
+  optimizeIR(M, **TM, Opt);
   return Error::success();
 }
 
@@ -248,7 +216,7 @@ unsigned JitEngine::compileParts(const Module &M, StringRef Entry) const {
 
 Expected<ObjectFiles> JitEngine::optimizeAndCodegen(Module &M, StringRef Entry,
                                                     unsigned Parts,
-                                                    unsigned OptLevel,
+                                                    Optimization Opt,
                                                     StringRef Key,
                                                     PartTimes &Times) {
   std::lock_guard<std::mutex> Guard(P->Lock);
@@ -260,7 +228,7 @@ Expected<ObjectFiles> JitEngine::optimizeAndCodegen(Module &M, StringRef Entry,
   // The glue as the long drivers' (GlueModule.h): optimizing a call and
   // a test per Apply does not pay for itself (the train steps ran as fast).
   Compiler.Optimize = [&](Module &Part, TargetMachine &TM, bool Glue) {
-    ::optimize(Part, TM, Glue ? 0 : OptLevel);
+    optimizeIR(Part, TM, Glue ? Optimization{0} : Opt);
   };
   Expected<ObjectFiles> Objects =
       compileInParts(M, Entry, Parts, Compiler, Times);
@@ -391,7 +359,7 @@ Expected<CompiledCode> JitEngine::link(ObjectFiles Objects, StringRef Entry,
 
 Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
                                           std::unique_ptr<LLVMContext> Ctx,
-                                          StringRef Entry, unsigned OptLevel) {
+                                          StringRef Entry, Optimization Opt) {
   // The module must be destroyed before its context, whatever the order
   // in which the caller destroys the arguments.
   auto FreeModule = make_scope_exit([&] {
@@ -399,7 +367,7 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
     Ctx.reset();
   });
   setTarget(*M);
-  std::string Key = cacheKey(*M, OptLevel);
+  std::string Key = cacheKey(*M, Opt);
   if (ObjectFiles Objects = cachedObjects(Key); !Objects.empty()) {
     Expected<CompiledCode> Code = link(std::move(Objects), Entry, false);
     if (Code)
@@ -409,7 +377,7 @@ Expected<CompiledCode> JitEngine::compile(std::unique_ptr<Module> M,
     consumeError(Code.takeError());
     dropCachedObject(Key);
   }
-  if (Error E = optimize(*M, OptLevel))
+  if (Error E = optimize(*M, Opt))
     return E;
   Expected<ObjectFiles> Objects = codegen(*M, nullptr, Key);
   if (!Objects)

@@ -15,6 +15,7 @@
 
 #include "CompileCache.h"
 #include "CompileInParts.h"
+#include "IRPipeline.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
@@ -62,15 +63,15 @@ public:
   ///
   /// Gives M's functions the host CPU and its features.
   void setTarget(llvm::Module &M) const;
-  /// M's key in the compile cache (CompileCache.h) at OptLevel; empty
+  /// M's key in the compile cache (CompileCache.h) under Opt; empty
   /// when there is no cache.
-  std::string cacheKey(const llvm::Module &M, unsigned OptLevel) const;
+  std::string cacheKey(const llvm::Module &M, Optimization Opt) const;
   /// The objects cached under Key, or none (also for an empty Key).
   ObjectFiles cachedObjects(llvm::StringRef Key) const;
   /// Forgets a cached object that did not link.
   void dropCachedObject(llvm::StringRef Key);
-  /// LLVM's O0-O3 pipeline for the host TargetMachine.
-  llvm::Error optimize(llvm::Module &M, unsigned OptLevel);
+  /// The IR pipeline Opt names (IRPipeline.h) for the host TargetMachine.
+  llvm::Error optimize(llvm::Module &M, Optimization Opt);
   /// How many threads optimizeAndCodegen would compile M, whose driver is
   /// Entry, on (CompileInParts.h), within setCodegenThreads' limit; 0:
   /// optimize then codegen M whole instead.
@@ -81,7 +82,7 @@ public:
   llvm::Expected<ObjectFiles> optimizeAndCodegen(llvm::Module &M,
                                                  llvm::StringRef Entry,
                                                  unsigned Parts,
-                                                 unsigned OptLevel,
+                                                 Optimization Opt,
                                                  llvm::StringRef Key,
                                                  PartTimes &Times);
   /// Host assembly of M and of the Glue split from it (GlueModule.h; may
@@ -104,7 +105,7 @@ public:
   llvm::Expected<CompiledCode> compile(std::unique_ptr<llvm::Module> M,
                                        std::unique_ptr<llvm::LLVMContext> Ctx,
                                        llvm::StringRef Entry,
-                                       unsigned OptLevel);
+                                       Optimization Opt);
   /// Where compiled objects are kept (CompileCache.h); empty: nowhere.
   /// The most threads optimization and code generation may use for one
   /// module (0, the default: as many as CompileInParts.h and

@@ -69,6 +69,11 @@ static cl::opt<unsigned> OptLevel("O",
                                   cl::desc("LLVM optimization level (0-3, "
                                            "default 2)"),
                                   cl::init(2), cl::Prefix, cl::cat(Category));
+static cl::opt<bool> LLVMPipeline(
+    "llvm-pipeline",
+    cl::desc("At -O=2, optimize with LLVM's default<O2> instead of "
+             "graphjit's kernel pipeline (docs/architecture.md)"),
+    cl::init(false), cl::cat(Category));
 static cl::list<std::string> PrintAfter(
     "print-after-step",
     cl::desc("Print the function after these compile steps, to stderr: "
@@ -605,6 +610,7 @@ static int run() {
     return fail(K.takeError());
   Opts.Linker = *K;
   Opts.OptLevel = OptLevel;
+  Opts.LLVMPipeline = LLVMPipeline;
   Opts.PlanMemory = PlanMemory;
   Opts.Emit = {EmitLLVM, EmitLLVMOptimized, EmitAsm, EmitPtx, GpuArch};
   Opts.LLVMInput = JitLLVM;
@@ -730,7 +736,8 @@ int main(int argc, char **argv) {
       "graphjit: compile and run a function of a .graph file\n\n"
       "  graphjit FILE.graph [-function=NAME] [-dim=n=400]... [-calls=N]\n"
       "           [-input=x=a.npy]... [-output-dir=DIR] [-seed=S]\n"
-      "           [-linker=py|c|py|c] [-O=0..3] [-emit-llvm=FILE]\n"
+      "           [-linker=py|c|py|c] [-O=0..3] [-llvm-pipeline]\n"
+      "           [-emit-llvm=FILE]\n"
       "           [-emit-llvm-optimized=FILE] [-emit-asm=FILE] [-print-graph]\n"
       "           [-profile] [-profile-memory] [-profile-optimizer]\n"
       "           [-profile-json=FILE] [-optimizer=fast_run|None]\n"

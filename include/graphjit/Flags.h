@@ -72,6 +72,9 @@ struct Flags {
   /// one module; 0: as many as are worth it (docs/architecture.md,
   /// "Compile time"). graphjit::setCodegenThreads overrides it.
   unsigned CompileThreads = 0;
+  /// At optimization level 2, LLVM's default<O2> pipeline instead of
+  /// graphjit's kernel pipeline (CompileOptions::LLVMPipeline).
+  bool LLVMPipeline = false;
   /// Where the compile cache keeps objects (Theano's compiledir); empty:
   /// $GRAPHJIT_CACHE_DIR, else ~/.cache/graphjit.
   std::string CompileDir;

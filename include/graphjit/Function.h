@@ -58,6 +58,10 @@ struct CompileOptions {
   bool AllowGC = true;
   /// The LLVM optimization level, 0 to 3.
   unsigned OptLevel = 2;
+  /// At OptLevel 2, optimize with LLVM's default<O2> pipeline instead of
+  /// graphjit's kernel pipeline (jit/IRPipeline.h: the same loops, for
+  /// about half the IR pipeline's time). Levels 0, 1 and 3 are LLVM's.
+  bool LLVMPipeline = false;
   /// Let lowered Applies compute their output shapes in compiled code and
   /// place their outputs in memory planned from the schedule, with no
   /// runtime call (docs/architecture.md, "Planned memory"). Off: each asks

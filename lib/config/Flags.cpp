@@ -61,6 +61,8 @@ static const FlagInfo Known[] = {
      [](Flags &F) -> void * { return &F.CompileDir; }},
     {"compile_threads", Kind::Unsigned,
      [](Flags &F) -> void * { return &F.CompileThreads; }},
+    {"llvm_pipeline", Kind::Bool,
+     [](Flags &F) -> void * { return &F.LLVMPipeline; }},
 };
 
 // PyTensor's and Theano's flags that mean nothing to graphjit: a script's

@@ -54,7 +54,8 @@ GpuProgram::create(const FunctionGraph &F, Device &D, DevicePool &Pool,
       return M.takeError();
     if (D.isEmulated()) {
       Expected<CompiledCode> C =
-          Engine->compile(std::move(*M), std::move(Ctx), Names.front(), 2);
+          Engine->compile(std::move(*M), std::move(Ctx), Names.front(),
+                          Optimization{});
       if (!C)
         return C.takeError();
       P->HostCode = std::make_unique<CompiledCode>(*C);

@@ -68,6 +68,9 @@ private:
   Error kernels();
 
   Error resolveOptions();
+  Optimization optimization() const {
+    return {Opts.OptLevel, Opts.LLVMPipeline};
+  }
   bool isProfiled() const {
     return Opts.Profile || Opts.ProfileMemory || Opts.ProfileOptimizer ||
            Opts.ProfileDistributions || Opts.ProfileSample || Opts.Trace ||
@@ -191,6 +194,7 @@ Error CompilePipeline::resolveOptions() {
                                    "'; expected exact or sample");
 
   Opts.AllowGC &= Fl->AllowGC;
+  Opts.LLVMPipeline |= Fl->LLVMPipeline;
   // A trace alone times the Applies but reports nothing at exit.
   if ((Fl->Profile || Fl->ProfileMemory || Fl->ProfileOptimizer) &&
       !Opts.ProfileInto && !Opts.Profile)
@@ -343,7 +347,7 @@ Error CompilePipeline::optimize() {
   bool UseCache = Opts.Emit.LLVMOptimized.empty() && Opts.Emit.Asm.empty() &&
                   !llvm::is_contained(Opts.PrintAfter, CompileStep::Optimize);
   if (UseCache) {
-    CacheKey = Engine->cacheKey(*Lowered.Module, Opts.OptLevel);
+    CacheKey = Engine->cacheKey(*Lowered.Module, optimization());
     Objects = Engine->cachedObjects(CacheKey);
     Times.Cached = !Objects.empty();
     if (Times.Cached)
@@ -353,7 +357,7 @@ Error CompilePipeline::optimize() {
     unsigned Parts = Engine->compileParts(*Lowered.Module, DriverName);
     if (Parts > 0) {
       Expected<ObjectFiles> Objs = Engine->optimizeAndCodegen(
-          *Lowered.Module, DriverName, Parts, Opts.OptLevel, CacheKey,
+          *Lowered.Module, DriverName, Parts, optimization(), CacheKey,
           InParts);
       if (!Objs)
         return Objs.takeError();
@@ -379,7 +383,7 @@ Error CompilePipeline::optimizeModule() {
     Glue = std::move(Lowered.Module);
     Lowered.Module = std::move(Kernels);
   }
-  return Engine->optimize(*Lowered.Module, Opts.OptLevel);
+  return Engine->optimize(*Lowered.Module, optimization());
 }
 
 // Machine code, stored in the cache (a cached object skips this step).

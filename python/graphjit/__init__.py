@@ -76,7 +76,7 @@ def function(graph, *, profile=None, linker="c|py", optimizer=None,
              optimizer_excluding=None, optimizer_including=None,
              allow_gc=None, profile_memory=False, profile_optimizer=False,
              profile_distributions=False, profile_mode="exact", device=None,
-             opt_level=2):
+             opt_level=2, llvm_pipeline=False):
     """Compiles a Graph (Module.graph(name), GraphBuilder.finish()).
 
     Theano's keywords: profile (True, a name, or a ProfileStats shared with
@@ -86,7 +86,9 @@ def function(graph, *, profile=None, linker="c|py", optimizer=None,
     (every Apply's time per call as min, median, p90 and max, the first
     call apart); profile_mode ("exact", or "sample": one store per Apply and
     a sampler thread, the times estimates); and device ("cpu", "cuda",
-    "cuda-emulated") and opt_level (LLVM's, 0-3). Keywords left out take
+    "cuda-emulated"), opt_level (LLVM's, 0-3) and llvm_pipeline (at level
+    2, LLVM's default<O2> pipeline instead of graphjit's kernel
+    pipeline). Keywords left out take
     GRAPHJIT_FLAGS's values.
     """
     return _graphjit.compile(
@@ -96,7 +98,7 @@ def function(graph, *, profile=None, linker="c|py", optimizer=None,
         profile_memory=profile_memory, profile_optimizer=profile_optimizer,
         profile_distributions=profile_distributions,
         profile_mode=profile_mode,
-        device=device, opt_level=opt_level,
+        device=device, opt_level=opt_level, llvm_pipeline=llvm_pipeline,
         **_profile_keywords(profile))
 
 

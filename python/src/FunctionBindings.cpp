@@ -50,6 +50,7 @@ struct KeywordOptions {
   std::string ProfileMode = "exact";
   std::optional<ProfileHandle> Stats;
   unsigned OptLevel = 2;
+  bool LLVMPipeline = false;
 };
 } // namespace
 
@@ -75,6 +76,7 @@ static FunctionHandle compileGraph(const GraphHandle &G,
   if (K.AllowGC)
     O.AllowGC = *K.AllowGC;
   O.OptLevel = K.OptLevel;
+  O.LLVMPipeline = K.LLVMPipeline;
   O.Device = K.Device;
   O.ProfileMemory = K.ProfileMemory;
   O.ProfileOptimizer = K.ProfileOptimizer;
@@ -342,7 +344,7 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
          bool Profile, std::optional<ProfileHandle> Stats, bool ProfileMemory,
          bool ProfileOptimizer, bool ProfileDistributions,
          std::string ProfileMode, std::optional<std::string> Device,
-         unsigned OptLevel) {
+         unsigned OptLevel, bool LLVMPipeline) {
         KeywordOptions K;
         K.Linker = Linker;
         K.Optimizer = std::move(Optimizer);
@@ -357,6 +359,7 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
         K.ProfileMode = std::move(ProfileMode);
         K.Device = std::move(Device);
         K.OptLevel = OptLevel;
+        K.LLVMPipeline = LLVMPipeline;
         return compileGraph(G, K);
       },
       "graph"_a, "linker"_a = "c|py", "optimizer"_a = nb::none(),
@@ -366,6 +369,6 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
       "profile_memory"_a = false, "profile_optimizer"_a = false,
       "profile_distributions"_a = false, "profile_mode"_a = "exact",
       "device"_a = nb::none(),
-      "opt_level"_a = 2,
+      "opt_level"_a = 2, "llvm_pipeline"_a = false,
       "Compiles a graph (graphjit.function gives it Theano's keywords).");
 }

@@ -93,7 +93,8 @@ llvm::Expected<ObjectFiles> compileProgram(JitEngine &Engine, int Kernels,
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
   Engine.setTarget(*M);
-  return Engine.optimizeAndCodegen(*M, "entry", Threads, 2, "", Times);
+  return Engine.optimizeAndCodegen(*M, "entry", Threads, Optimization{}, "",
+                                   Times);
 }
 
 TEST(CompileInParts, PartsLinkBackIntoOneProgram) {

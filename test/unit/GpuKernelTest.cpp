@@ -243,7 +243,7 @@ public:
                          HostTarget{J.triple(), &J.dataLayout()});
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     auto Code =
-        J.compile(std::move(*M), std::move(Ctx), Cases[0].Spec.Name, 2);
+        J.compile(std::move(*M), std::move(Ctx), Cases[0].Spec.Name, Optimization{});
     ASSERT_TRUE(bool(Code)) << llvm::toString(Code.takeError());
     for (const Case &C : Cases) {
       auto Entry = J.lookup(*Code, C.Spec.Name);

@@ -114,7 +114,7 @@ void bindProfileSymbols(JitEngine &Engine) {
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
   CompiledCode Code = cantFail(Engine.compile(
-      std::move(M), std::move(Ctx), "gj_nothing", 0));
+      std::move(M), std::move(Ctx), "gj_nothing", Optimization{0}));
   orc::ExecutionSession &ES = Code.Dylib->getExecutionSession();
   orc::JITDylib *Main = ES.getJITDylibByName("main");
   ASSERT_NE(Main, nullptr);
@@ -155,7 +155,8 @@ Compiled compileInstrumented(CounterClock Clock) {
   EXPECT_FALSE(verifyModule(*M, &errs()));
   Compiled C;
   C.Code =
-      cantFail(Engine.compile(std::move(M), std::move(Ctx), "gj_driver", 2));
+      cantFail(Engine.compile(std::move(M), std::move(Ctx), "gj_driver",
+                                        Optimization{}));
   C.Driver = reinterpret_cast<int32_t (*)(int64_t *)>(C.Code.Driver);
   orc::ExecutionSession &ES = C.Code.Dylib->getExecutionSession();
   orc::ExecutorSymbolDef Sym =
