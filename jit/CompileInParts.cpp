@@ -154,9 +154,11 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
   // Parts 0 and 1 are compiled on this thread, so they stay in M's
   // context; the other threads' parts move to contexts of their own
   // through bitcode (writing and reading it back cost the logistic step's
-  // compile 10 M instructions on this thread when every part did).
+  // compile 10 M instructions on this thread when every part did). Part
+  // 0, the glue, is M itself once the others are cut from it: no copy.
   unsigned Parts = 1 + Threads;
-  std::vector<std::unique_ptr<Module>> Here(2);
+  std::unique_ptr<Module> Part1;
+  Module *Here[2] = {&M, nullptr};
   std::vector<SmallString<0>> Bitcode(Parts);
   std::vector<std::unique_ptr<MemoryBuffer>> Objects(Parts);
   std::vector<std::string> Errors(Parts);
@@ -165,16 +167,18 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
     using Clock = std::chrono::steady_clock;
     auto Fail = [&](Error E) { Errors[I] = toString(std::move(E)); };
     std::optional<LLVMContext> Ctx;
-    Expected<std::unique_ptr<Module>> Part = nullptr;
-    if (I < Here.size()) {
-      Part = std::move(Here[I]);
-    } else if (!Bitcode[I].empty()) {
+    std::unique_ptr<Module> Parsed;
+    Module *Part = I < 2 ? Here[I] : nullptr;
+    if (I >= 2 && !Bitcode[I].empty()) {
       Ctx.emplace();
-      Part = parseBitcodeFile(MemoryBufferRef(Bitcode[I].str(), "part"), *Ctx);
+      Expected<std::unique_ptr<Module>> M =
+          parseBitcodeFile(MemoryBufferRef(Bitcode[I].str(), "part"), *Ctx);
+      if (!M)
+        return Fail(M.takeError());
+      Parsed = std::move(*M);
+      Part = Parsed.get();
     }
     if (!Part)
-      return Fail(Part.takeError());
-    if (!*Part)
       return;
     Expected<std::unique_ptr<TargetMachine>> TM = Compiler.MakeTM();
     if (!TM)
@@ -183,10 +187,10 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
     bool Glue = I == 0;
     if (Glue)
       (*TM)->setOptLevel(CodeGenOptLevel::None);
-    Compiler.Optimize(**Part, **TM, Glue);
+    Compiler.Optimize(*Part, **TM, Glue);
     auto Optimized = Clock::now();
     Expected<std::unique_ptr<MemoryBuffer>> Obj =
-        orc::SimpleCompiler(**TM)(**Part);
+        orc::SimpleCompiler(**TM)(*Part);
     Spent[I].Optimize =
         std::chrono::duration<double>(Optimized - Start).count();
     Spent[I].Codegen =
@@ -201,8 +205,8 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
   // as its part is written; then this thread cuts and compiles the glue
   // and its kernels.
   std::vector<std::thread> Workers;
-  for (unsigned P = Parts; P-- > 0;) {
-    bool Any = P == 0;
+  for (unsigned P = Parts; P-- > 1;) {
+    bool Any = false;
     for (auto &Entry : PartOf)
       Any |= Entry.second == P;
     if (!Any)
@@ -215,18 +219,22 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
           return P == 0; // Variables, aliases: the glue's part defines them.
         });
     // Appending arrays (llvm.used and the like) stay with part 0.
-    if (P != 0)
-      for (GlobalVariable &GV : make_early_inc_range(Part->globals()))
-        if (GV.getName().starts_with("llvm."))
-          GV.eraseFromParent();
-    if (P < Here.size()) {
-      Here[P] = std::move(Part);
+    for (GlobalVariable &GV : make_early_inc_range(Part->globals()))
+      if (GV.getName().starts_with("llvm."))
+        GV.eraseFromParent();
+    if (P == 1) {
+      Part1 = std::move(Part);
+      Here[1] = Part1.get();
       continue;
     }
     raw_svector_ostream OS(Bitcode[P]);
     WriteBitcodeToFile(*Part, OS);
     Workers.emplace_back(CompilePart, P);
   }
+  // What is left of M is the glue: declarations of the other parts'.
+  for (Function &F : M)
+    if (!F.isDeclaration() && !inlinedEverywhere(F) && PartOf.lookup(&F) != 0)
+      F.deleteBody();
   CompilePart(0);
   CompilePart(1);
   for (std::thread &W : Workers)

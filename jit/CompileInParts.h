@@ -59,9 +59,9 @@ struct PartTimes {
 };
 
 /// M's object files, one per part, compiled on Threads threads. M is
-/// changed (its locals become
-/// hidden globals, so that the parts link to one another): compile it
-/// only once.
+/// consumed: it becomes the glue's part (its locals hidden globals, so
+/// that the parts link to one another; the other parts' functions
+/// declarations), optimized and compiled; do not use it again.
 llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
 compileInParts(llvm::Module &M, llvm::StringRef Entry, unsigned Threads,
                const PartCompiler &Compiler, PartTimes &Times);

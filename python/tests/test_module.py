@@ -55,6 +55,25 @@ def test_train_step_updates_shared_variables_like_numpy(rng, linker):
     np.testing.assert_allclose(m.shared["b"].get_value(), b, rtol=1e-12)
 
 
+@pytest.mark.parametrize("keywords", [dict(llvm_pipeline=True),
+                                      dict(opt_level=0), dict(opt_level=3)])
+def test_optimization_keywords_change_no_result(rng, keywords):
+    """graphjit's kernel pipeline (the default), LLVM's O2, O0 and O3: the
+    step NumPy computes."""
+    m = graphjit.load(EXAMPLES / "logistic_regression.graph")
+    w0 = rng.normal(scale=0.05, size=784)
+    m.shared["w"].set_value(w0)
+    train = m.function("train", **keywords)
+    x = rng.normal(size=(20, 784))
+    y = (rng.random(20) > 0.5).astype(np.float64)
+    cost = train(x, y)
+    want, w, _ = logistic_step(w0, 0.0, x, y)
+    np.testing.assert_allclose(cost, want, rtol=1e-12)
+    np.testing.assert_allclose(m.shared["w"].get_value(), w, rtol=1e-12)
+    with pytest.raises(TypeError):
+        m.function("train", llvm_pipeline="yes")
+
+
 def test_outputs_own_their_memory_and_shared_values_are_copies(rng):
     m = graphjit.loads("""
 shared w: f64[2] = 1.0
