@@ -1,6 +1,7 @@
 //===- CompileInParts.cpp - Optimize and codegen on several threads -------===//
 
 #include "CompileInParts.h"
+#include "ObjectLinkage.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -96,9 +97,9 @@ unsigned compilePartsFor(const Module &M, StringRef Entry) {
   return unsigned(std::min<size_t>({Threads, MaxParts, Kernels + 1}));
 }
 
-// Locals named and made hidden globals, as SplitModule does, so that a
-// part can name what another defines; the always-inlined kernels stay
-// local, a copy in each part.
+// Locals named and made globals another object may reach
+// (ObjectLinkage.h), so that a part can name what another defines; the
+// always-inlined kernels stay local, a copy in each part.
 static void externalizeLocals(Module &M) {
   for (GlobalValue &GV : M.global_values()) {
     if (GV.isDeclaration() || !GV.hasLocalLinkage())
@@ -107,8 +108,7 @@ static void externalizeLocals(Module &M) {
       continue;
     if (!GV.hasName())
       GV.setName("gj.part.local");
-    GV.setLinkage(GlobalValue::ExternalLinkage);
-    GV.setVisibility(GlobalValue::HiddenVisibility);
+    shareAcrossObjects(GV);
   }
 }
 

@@ -1,6 +1,7 @@
 //===- GlueModule.cpp - Long drivers compiled apart, at O0 ---------------===//
 
 #include "GlueModule.h"
+#include "ObjectLinkage.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -25,9 +26,7 @@ std::unique_ptr<Module> graphjit::splitGlue(Module &M) {
       continue;
     if (!GV.hasName())
       GV.setName("gj.local");
-    GV.setLinkage(GlobalValue::ExternalLinkage);
-    GV.setVisibility(GlobalValue::DefaultVisibility);
-    GV.setDSOLocal(false);
+    shareAcrossObjects(GV);
   }
   ValueToValueMapTy Map;
   std::unique_ptr<Module> Rest = CloneModule(

@@ -106,6 +106,10 @@ Expected<JitEngine &> JitEngine::get() {
     if (!JTMB)
       return Fail(JTMB.takeError());
     JTMB->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
+    // Not the JIT's default large code model, whose absolute calls fast
+    // instruction selection does not handle (ObjectLinkage.h).
+    JTMB->setCodeModel(CodeModel::Small);
+    JTMB->setRelocationModel(Reloc::PIC_);
     std::unique_ptr<JitEngine> E(new JitEngine());
     E->P->Machines = std::make_unique<TargetMachinePool>(*JTMB);
     {
@@ -149,8 +153,9 @@ Expected<JitEngine &> JitEngine::get() {
 
 // Bump when the pipeline or the code generation options change, so that
 // cached objects compiled the old way are not used.
-static constexpr unsigned PipelineVersion = 4; // 2: libmvec, 3: O0 glue,
-                                               // 4: kernel pipeline
+static constexpr unsigned PipelineVersion = 5; // 2: libmvec, 3: O0 glue,
+                                               // 4: kernel pipeline,
+                                               // 5: small code model, PIC
 
 void JitEngine::setTarget(Module &M) const {
   for (llvm::Function &F : M)

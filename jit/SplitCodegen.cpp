@@ -1,6 +1,7 @@
 //===- SplitCodegen.cpp - Machine code of a module on several threads -----===//
 
 #include "SplitCodegen.h"
+#include "ObjectLinkage.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -40,6 +41,7 @@ Expected<std::vector<std::unique_ptr<MemoryBuffer>>> codegenInParts(
     const std::function<void(std::unique_ptr<TargetMachine>)> &GiveBackTM) {
   std::vector<SmallString<0>> Bitcode;
   SplitModule(M, Parts, [&](std::unique_ptr<Module> Part) {
+    shareNonLocalSymbols(*Part);
     Bitcode.emplace_back();
     raw_svector_ostream OS(Bitcode.back());
     WriteBitcodeToFile(*Part, OS);

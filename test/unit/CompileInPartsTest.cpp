@@ -22,12 +22,14 @@ using namespace graphjit;
 namespace {
 
 // entry(x) = k1(x) + k2(x) + k3(x) + glue(x), where kI(x) sums
-// scale(x + i) * I over i < 100 and scale (always inlined) multiplies by
-// a private constant, 3; glue(x) = x + @offset (11), inlinable.
+// scale(x + i) * I + @zero over i < 100 and scale (always inlined)
+// multiplies by a private constant, 3; glue(x) = x + @offset (11),
+// inlinable. The kernels' parts read @zero from the glue's.
 std::string programIR(int Kernels, bool LongDriver) {
   std::string IR = R"(
 @three = private constant i64 3
 @offset = internal global i64 11
+@zero = internal global i64 0
 define internal i64 @scale(i64 %x) alwaysinline {
   %c = load i64, ptr @three
   %r = mul i64 %x, %c
@@ -50,7 +52,9 @@ loop:
   %xi = add i64 %x, %i
   %v = call i64 @scale(i64 %xi)
   %w = mul i64 %v, )" + N + R"(
-  %s1 = add i64 %s, %w
+  %z = load volatile i64, ptr @zero
+  %wz = add i64 %w, %z
+  %s1 = add i64 %s, %wz
   %i1 = add i64 %i, 1
   %done = icmp eq i64 %i1, 100
   br i1 %done, label %exit, label %loop
@@ -120,6 +124,10 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
     KernelParts.insert(*DefinedIn[K].begin());
   }
   EXPECT_EQ(KernelParts.size(), 2u);
+  // The kernels reach @zero, and the glue the kernels, through the GOT
+  // and stubs: never a 32-bit reference into another object.
+  EXPECT_EQ(directReferencesAcrossObjects(*Objects),
+            std::vector<std::string>{});
   EXPECT_EQ(runEntry(Engine, std::move(*Objects), {5, -40}),
             (std::vector<int64_t>{expected(5, 3), expected(-40, 3)}));
 }

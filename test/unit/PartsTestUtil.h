@@ -12,6 +12,7 @@
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -61,6 +62,45 @@ definedIn(const std::vector<std::unique_ptr<llvm::MemoryBuffer>> &Objects) {
     }
   }
   return Defined;
+}
+
+/// The relocations in Objects that reach a symbol of another object
+/// directly, in 32 bits (ELF x86-64's PC32, 32 and 32S), as "name (type)":
+/// the objects are allocated apart, possibly 2 GB or more, so such a
+/// reference may not fit; calls (PLT32) and GOT loads get JITLink's stubs
+/// and GOT entries instead (jit/ObjectLinkage.h).
+inline std::vector<std::string> directReferencesAcrossObjects(
+    const std::vector<std::unique_ptr<llvm::MemoryBuffer>> &Objects) {
+  std::map<std::string, std::set<size_t>> Defined = definedIn(Objects);
+  std::vector<std::string> Direct;
+  for (size_t I = 0; I < Objects.size(); ++I) {
+    auto Obj = llvm::object::ObjectFile::createObjectFile(
+        Objects[I]->getMemBufferRef());
+    if (!Obj) {
+      ADD_FAILURE() << llvm::toString(Obj.takeError());
+      continue;
+    }
+    for (const llvm::object::SectionRef &Sec : (*Obj)->sections())
+      for (const llvm::object::RelocationRef &R : Sec.relocations()) {
+        uint64_t Type = R.getType();
+        if (Type != llvm::ELF::R_X86_64_PC32 &&
+            Type != llvm::ELF::R_X86_64_32 && Type != llvm::ELF::R_X86_64_32S)
+          continue;
+        auto Sym = R.getSymbol();
+        if (Sym == (*Obj)->symbol_end())
+          continue;
+        auto Name = Sym->getName();
+        if (!Name) {
+          llvm::consumeError(Name.takeError());
+          continue;
+        }
+        auto It = Defined.find(Name->str());
+        if (It != Defined.end() && !It->second.count(I))
+          Direct.push_back(Name->str() + " (type " + std::to_string(Type) +
+                           ")");
+      }
+  }
+  return Direct;
 }
 
 /// entry(X) for each of Xs, entry being `i64 entry(i64)` in Objects

@@ -21,15 +21,21 @@ using namespace graphjit;
 namespace {
 
 // entry(x) = twice(x) + thrice(x) + the constant's 7, through internal
-// fastcc helpers in what will be other parts.
+// fastcc helpers in what will be other parts, which read a variable of
+// entry's (0).
 constexpr const char *ProgramIR = R"(
 @seven = private constant i64 7
+@zero = internal global i64 0
 define internal fastcc i64 @twice(i64 %x) noinline {
-  %r = mul i64 %x, 2
+  %z = load volatile i64, ptr @zero
+  %m = mul i64 %x, 2
+  %r = add i64 %m, %z
   ret i64 %r
 }
 define internal fastcc i64 @thrice(i64 %x) noinline {
-  %r = mul i64 %x, 3
+  %z = load volatile i64, ptr @zero
+  %m = mul i64 %x, 3
+  %r = add i64 %m, %z
   ret i64 %r
 }
 define i64 @entry(i64 %x) {
@@ -37,6 +43,7 @@ define i64 @entry(i64 %x) {
   %b = call fastcc i64 @thrice(i64 %x)
   %s = add i64 %a, %b
   %c = load i64, ptr @seven
+  store volatile i64 0, ptr @zero
   %r = add i64 %s, %c
   ret i64 %r
 }
@@ -49,11 +56,14 @@ TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
   ASSERT_TRUE(M);
   M->setDataLayout(Engine.dataLayout());
   M->setTargetTriple(Engine.triple());
+  // The engine's code model (jit/ObjectLinkage.h).
   auto MakeTM = [] {
     auto JTMB = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!JTMB)
       return llvm::Expected<std::unique_ptr<llvm::TargetMachine>>(
           JTMB.takeError());
+    JTMB->setCodeModel(llvm::CodeModel::Small);
+    JTMB->setRelocationModel(llvm::Reloc::PIC_);
     return JTMB->createTargetMachine();
   };
   auto Objects = codegenInParts(*M, 3, MakeTM);
@@ -68,6 +78,10 @@ TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
     Used.insert(*DefinedIn[Fn].begin());
   }
   EXPECT_GT(Used.size(), 1u);
+  // SplitModule makes what the parts share hidden, which would be read
+  // directly; the parts reach it through the GOT and stubs instead.
+  EXPECT_EQ(directReferencesAcrossObjects(*Objects),
+            std::vector<std::string>{});
   EXPECT_EQ(runEntry(Engine, std::move(*Objects), {5, -4}),
             (std::vector<int64_t>{5 * 2 + 5 * 3 + 7, -4 * 5 + 7}));
 }
