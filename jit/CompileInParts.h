@@ -59,9 +59,10 @@ struct PartTimes {
 };
 
 /// M's object files, one per part, compiled on Threads threads. M is
-/// consumed: it becomes the glue's part (its locals hidden globals, so
-/// that the parts link to one another; the other parts' functions
-/// declarations), optimized and compiled; do not use it again.
+/// consumed: it becomes the glue's part (its locals globals the other
+/// parts reach through the GOT and stubs, ObjectLinkage.h; the other
+/// parts' functions declarations), optimized and compiled; do not use it
+/// again.
 llvm::Expected<std::vector<std::unique_ptr<llvm::MemoryBuffer>>>
 compileInParts(llvm::Module &M, llvm::StringRef Entry, unsigned Threads,
                const PartCompiler &Compiler, PartTimes &Times);

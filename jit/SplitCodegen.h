@@ -25,8 +25,9 @@ namespace graphjit {
 unsigned codegenPartsFor(const llvm::Module &M);
 
 /// M's machine code as Parts object files, generated on as many threads:
-/// M is split by llvm::SplitModule (its local symbols become hidden
-/// globals, so that the parts link to one another) and each part is moved
+/// M is split by llvm::SplitModule (its local symbols become globals,
+/// reached across the parts through the GOT and stubs: ObjectLinkage.h,
+/// so that the parts link to one another) and each part is moved
 /// to a context of its own through bitcode, since an LLVMContext serves
 /// one thread. MakeTM makes each thread's TargetMachine, and GiveBackTM
 /// (if set) takes it back when its part is done. M itself is changed (its
