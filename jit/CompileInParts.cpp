@@ -158,7 +158,6 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
   // 0, the glue, is M itself once the others are cut from it: no copy.
   unsigned Parts = 1 + Threads;
   std::unique_ptr<Module> Part1;
-  Module *Here[2] = {&M, nullptr};
   std::vector<SmallString<0>> Bitcode(Parts);
   std::vector<std::unique_ptr<MemoryBuffer>> Objects(Parts);
   std::vector<std::string> Errors(Parts);
@@ -168,7 +167,7 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
     auto Fail = [&](Error E) { Errors[I] = toString(std::move(E)); };
     std::optional<LLVMContext> Ctx;
     std::unique_ptr<Module> Parsed;
-    Module *Part = I < 2 ? Here[I] : nullptr;
+    Module *Part = I == 0 ? &M : I == 1 ? Part1.get() : nullptr;
     if (I >= 2 && !Bitcode[I].empty()) {
       Ctx.emplace();
       Expected<std::unique_ptr<Module>> M =
@@ -216,15 +215,14 @@ compileInParts(Module &M, StringRef Entry, unsigned Threads,
         CloneModule(M, Map, [&](const GlobalValue *GV) {
           if (const auto *F = dyn_cast<Function>(GV))
             return inlinedEverywhere(*F) || PartOf.lookup(F) == P;
-          return P == 0; // Variables, aliases: the glue's part defines them.
+          return false; // Variables, aliases: the glue's part defines them.
         });
-    // Appending arrays (llvm.used and the like) stay with part 0.
+    // Appending arrays (llvm.used and the like) stay with the glue's.
     for (GlobalVariable &GV : make_early_inc_range(Part->globals()))
       if (GV.getName().starts_with("llvm."))
         GV.eraseFromParent();
     if (P == 1) {
       Part1 = std::move(Part);
-      Here[1] = Part1.get();
       continue;
     }
     raw_svector_ostream OS(Bitcode[P]);

@@ -3,6 +3,7 @@
 #include "JitEngine.h"
 #include "CompileCache.h"
 #include "IRPipeline.h"
+#include "ObjectLinkage.h"
 #include "SplitCodegen.h"
 #include "TargetMachinePool.h"
 #include "VectorMath.h"
@@ -108,8 +109,7 @@ Expected<JitEngine &> JitEngine::get() {
     JTMB->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
     // Not the JIT's default large code model, whose absolute calls fast
     // instruction selection does not handle (ObjectLinkage.h).
-    JTMB->setCodeModel(CodeModel::Small);
-    JTMB->setRelocationModel(Reloc::PIC_);
+    useSmallCodeModel(*JTMB);
     std::unique_ptr<JitEngine> E(new JitEngine());
     E->P->Machines = std::make_unique<TargetMachinePool>(*JTMB);
     {

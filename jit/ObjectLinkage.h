@@ -16,28 +16,37 @@
 #ifndef GRAPHJIT_JIT_OBJECTLINKAGE_H
 #define GRAPHJIT_JIT_OBJECTLINKAGE_H
 
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/GlobalValue.h"
 #include "llvm/IR/Module.h"
 
 namespace graphjit {
 
+/// GV, not local, made reachable from another object of the JITDylib.
+inline void makeReachable(llvm::GlobalValue &GV) {
+  GV.setVisibility(llvm::GlobalValue::DefaultVisibility);
+  GV.setDSOLocal(false);
+}
+
 /// GV made external and reachable from another object of the JITDylib.
 inline void shareAcrossObjects(llvm::GlobalValue &GV) {
   GV.setLinkage(llvm::GlobalValue::ExternalLinkage);
-  GV.setVisibility(llvm::GlobalValue::DefaultVisibility);
-  GV.setDSOLocal(false);
+  makeReachable(GV);
 }
 
 /// Every symbol of M that is not local to it made reachable from another
 /// object, its linkage kept: for the parts llvm::SplitModule cuts (which
 /// makes locals hidden globals).
 inline void shareNonLocalSymbols(llvm::Module &M) {
-  for (llvm::GlobalValue &GV : M.global_values()) {
-    if (GV.hasLocalLinkage() || GV.getName().starts_with("llvm."))
-      continue;
-    GV.setVisibility(llvm::GlobalValue::DefaultVisibility);
-    GV.setDSOLocal(false);
-  }
+  for (llvm::GlobalValue &GV : M.global_values())
+    if (!GV.hasLocalLinkage() && !GV.getName().starts_with("llvm."))
+      makeReachable(GV);
+}
+
+/// The code model the JIT compiles for: small and position-independent.
+inline void useSmallCodeModel(llvm::orc::JITTargetMachineBuilder &B) {
+  B.setCodeModel(llvm::CodeModel::Small);
+  B.setRelocationModel(llvm::Reloc::PIC_);
 }
 
 } // namespace graphjit

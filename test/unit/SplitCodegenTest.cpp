@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "PartsTestUtil.h"
 #include "jit/JitEngine.h"
+#include "jit/ObjectLinkage.h"
 #include "jit/SplitCodegen.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -62,8 +63,7 @@ TEST(SplitCodegen, PartsLinkBackIntoOneProgram) {
     if (!JTMB)
       return llvm::Expected<std::unique_ptr<llvm::TargetMachine>>(
           JTMB.takeError());
-    JTMB->setCodeModel(llvm::CodeModel::Small);
-    JTMB->setRelocationModel(llvm::Reloc::PIC_);
+    useSmallCodeModel(*JTMB);
     return JTMB->createTargetMachine();
   };
   auto Objects = codegenInParts(*M, 3, MakeTM);
