@@ -3,8 +3,9 @@
 // graphjit.Function: a graph compiled by a linker, called with NumPy arrays.
 // The call path is native from end to end (the tutorial graph's call costs
 // well under a microsecond from Python): arguments of the right dtype are
-// borrowed, the GIL is released while the function runs, and the results
-// become NumPy arrays on graphjit's buffers.
+// borrowed, the GIL is released while the function runs unless its calls
+// are short (CallTiming), and the results become NumPy arrays on
+// graphjit's buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "Arrays.h"
@@ -15,6 +16,7 @@
 #include "graphjit/Flags.h"
 #include "graphjit/Function.h"
 #include "graphjit/ProfileStats.h"
+#include "runtime/Clock.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 #include <nanobind/stl/optional.h>
@@ -29,6 +31,44 @@ using namespace graphjit;
 using namespace graphjit::python;
 
 namespace {
+/// Whether a call may keep the GIL. Releasing and taking it back costs a
+/// call about 350 instructions, more than the tutorial graph's own work;
+/// NumPy too keeps it for small arrays. A call keeps it when the last call
+/// was short and no Apply can call back into Python (a foreign op, such as
+/// a PyTensor node's perform, takes the GIL; holding it while such a call
+/// waits on a lock another call holds could deadlock). Long calls, and the
+/// first, release it, so other threads run meanwhile.
+class CallTiming {
+public:
+  /// About 25 us at 2 GHz: the TSC ticks of a call short enough to keep
+  /// the GIL.
+  static constexpr uint64_t ShortTicks = 50000;
+
+  CallTiming() = default;
+  CallTiming(CallTiming &&O) noexcept
+      : MayKeepGil(O.MayKeepGil), LastTicks(O.LastTicks.load()) {}
+
+  /// Where there is no TSC to time calls with, every call releases the GIL.
+  void allowKeepingGil(bool Allow) { MayKeepGil = Allow && GRAPHJIT_HAVE_TSC; }
+  bool keepsGil() const {
+    return MayKeepGil && LastTicks.load(std::memory_order_relaxed) < ShortTicks;
+  }
+  void ran(uint64_t Ticks) {
+    LastTicks.store(Ticks, std::memory_order_relaxed);
+  }
+
+private:
+  bool MayKeepGil = false;
+  std::atomic<uint64_t> LastTicks{UINT64_MAX};
+};
+
+/// Whether no Apply of G can call into Python: graphjit's own ops never do.
+static bool runsNoPython(const FunctionGraph &G) {
+  return llvm::none_of(G.applies(), [](const Apply *A) {
+    return A->op().kind() == OpKind::Foreign;
+  });
+}
+
 struct FunctionHandle {
   std::shared_ptr<GraphModule> Module;
   std::unique_ptr<Function> Fn;
@@ -39,6 +79,7 @@ struct FunctionHandle {
   std::vector<std::string> ArgumentNames;
   std::optional<ProfileHandle> Profile;
   bool ReturnList = false;
+  CallTiming Timing;
 };
 
 struct KeywordOptions {
@@ -115,6 +156,7 @@ static FunctionHandle compileGraph(const GraphHandle &G,
       Stats = ProfileHandle{processProfileStats(), ""};
   }
   H.Profile = Stats;
+  H.Timing.allowKeepingGil(runsNoPython(H.Fn->graph()));
   unsigned I = 0;
   for (Variable *V : H.Fn->graph().inputs()) {
     H.InputNames.push_back(V->name());
@@ -213,10 +255,14 @@ static nb::object callFunction(FunctionHandle &H, PyObject *Args,
   Arguments &In = Frame.arguments();
   bindArguments(H, Args, Kw, Conv, In);
   std::optional<Expected<std::vector<NDArray>>> Result;
-  {
+  uint64_t Start = readTsc();
+  if (H.Timing.keepsGil()) {
+    Result.emplace(H.Fn->call(In));
+  } else {
     nb::gil_scoped_release NoGil;
     Result.emplace(H.Fn->call(In));
   }
+  H.Timing.ran(readTsc() - Start);
   Expected<std::vector<NDArray>> &Out = *Result;
   if (!Out) {
     // Inputs that do not fit are the caller's mistake (ValueError); the

@@ -200,6 +200,60 @@ def test_calls_from_several_threads_at_once(rng):
     assert bad == []
 
 
+def run_on_threads(work, n_threads=4, timeout=60):
+    """Runs work(i) on n threads; fails if one has not finished in time
+    (a deadlock) or raised."""
+    errors = []
+
+    def guarded(i):
+        try:
+            work(i)
+        except BaseException as e:  # reported on the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(i,))
+               for i in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads), "a call never returned"
+    assert errors == []
+
+
+def test_short_calls_from_several_threads_at_once(rng):
+    # Calls this short keep the GIL (docs/python.md, "The call"): each
+    # thread's results are still its own.
+    f = graphjit.loads(TUTORIAL).function("f")
+    inputs = [rng.normal(size=(3, 3)) for _ in range(4)]
+
+    def work(i):
+        x, y, z = inputs[i]
+        for _ in range(2000):
+            np.testing.assert_array_equal(f(x, y, z), (x + y + z) * 2)
+
+    run_on_threads(work)
+
+
+def test_short_calls_with_a_python_op_from_several_threads(rng):
+    # A Python op takes the GIL inside the call, so such a function always
+    # releases it around its calls: no thread waits on another forever.
+    b = graphjit.GraphBuilder("f", "threads.py")
+    x = b.input("x", "float64", [None])
+    (y,) = b.apply("mul", [x, b.literal(2.0)], line=1)
+    (z,) = b.apply_python(lambda ins: [np.sin(ins[0])], [y],
+                          [("float64", [None])], "Sin", "SinOp", line=2)
+    b.output(z)
+    f = graphjit.function(b.finish()[1])
+    inputs = [rng.normal(size=3) for _ in range(4)]
+
+    def work(i):
+        for _ in range(500):
+            np.testing.assert_allclose(f(inputs[i]), np.sin(2 * inputs[i]))
+
+    run_on_threads(work)
+
+
 def test_gil_is_released_while_a_call_runs():
     # A big call on one thread while another thread counts: the counter
     # only moves if the call does not hold the GIL.
