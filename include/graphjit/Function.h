@@ -154,6 +154,9 @@ public:
   const CompileTimes &compileTimes() const { return Times; }
   /// Whether Apply ApplyId runs JIT code ("C") or its op's perform ("Py").
   bool isCompiled(unsigned ApplyId) const;
+  /// Whether Applies run on a device (a GPU): a call then holds the
+  /// device's call lock, shared by every function on it.
+  bool usesDevice() const { return Gpu != nullptr; }
   const CompileOptions &options() const { return Opts; }
   const Schedule &schedule() const { return Sched; }
   /// Where this function reports its profile (Theano's f.profile), or null

@@ -34,10 +34,12 @@ namespace {
 /// Whether a call may keep the GIL. Releasing and taking it back costs a
 /// call about 350 instructions, more than the tutorial graph's own work;
 /// NumPy too keeps it for small arrays. A call keeps it when the last call
-/// was short and no Apply can call back into Python (a foreign op, such as
-/// a PyTensor node's perform, takes the GIL; holding it while such a call
-/// waits on a lock another call holds could deadlock). Long calls, and the
-/// first, release it, so other threads run meanwhile.
+/// was short, no Apply can call back into Python (a foreign op, such as a
+/// PyTensor node's perform, takes the GIL inside the call) and nothing
+/// runs on a device (a call there waits for the device's lock, which a
+/// call of another function with such an op may hold while it waits for
+/// the GIL). Long calls, and the first, release it, so other threads run
+/// meanwhile.
 class CallTiming {
 public:
   /// About 25 us at 2 GHz: the TSC ticks of a call short enough to keep
@@ -62,11 +64,14 @@ private:
   std::atomic<uint64_t> LastTicks{UINT64_MAX};
 };
 
-/// Whether no Apply of G can call into Python: graphjit's own ops never do.
-static bool runsNoPython(const FunctionGraph &G) {
-  return llvm::none_of(G.applies(), [](const Apply *A) {
-    return A->op().kind() == OpKind::Foreign;
-  });
+/// Whether a call of F waits for nothing that a call waiting for the GIL
+/// may hold: no Apply calls into Python (graphjit's own ops never do) and
+/// none runs on a device.
+static bool mayKeepGil(const Function &F) {
+  return !F.usesDevice() &&
+         llvm::none_of(F.graph().applies(), [](const Apply *A) {
+           return A->op().kind() == OpKind::Foreign;
+         });
 }
 
 struct FunctionHandle {
@@ -156,7 +161,7 @@ static FunctionHandle compileGraph(const GraphHandle &G,
       Stats = ProfileHandle{processProfileStats(), ""};
   }
   H.Profile = Stats;
-  H.Timing.allowKeepingGil(runsNoPython(H.Fn->graph()));
+  H.Timing.allowKeepingGil(mayKeepGil(*H.Fn));
   unsigned I = 0;
   for (Variable *V : H.Fn->graph().inputs()) {
     H.InputNames.push_back(V->name());
