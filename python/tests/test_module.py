@@ -1,5 +1,7 @@
 """graphjit's own graphs from Python: load, call, shared variables, errors,
 threads."""
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -237,16 +239,21 @@ def test_short_calls_from_several_threads_at_once(rng, device):
     run_on_threads(work)
 
 
-def test_short_calls_with_a_python_op_from_several_threads(rng):
-    # A Python op takes the GIL inside the call, so such a function always
-    # releases it around its calls: no thread waits on another forever.
+def python_op_function(**options):
+    """sin(2 x), the sine a Python op's."""
     b = graphjit.GraphBuilder("f", "threads.py")
     x = b.input("x", "float64", [None])
     (y,) = b.apply("mul", [x, b.literal(2.0)], line=1)
     (z,) = b.apply_python(lambda ins: [np.sin(ins[0])], [y],
                           [("float64", [None])], "Sin", "SinOp", line=2)
     b.output(z)
-    f = graphjit.function(b.finish()[1])
+    return graphjit.function(b.finish()[1], **options)
+
+
+def test_short_calls_with_a_python_op_from_several_threads(rng):
+    # A Python op takes the GIL inside the call, so such a function always
+    # releases it around its calls: no thread waits on another forever.
+    f = python_op_function()
     inputs = [rng.normal(size=3) for _ in range(4)]
 
     def work(i):
@@ -254,6 +261,52 @@ def test_short_calls_with_a_python_op_from_several_threads(rng):
             np.testing.assert_allclose(f(inputs[i]), np.sin(2 * inputs[i]))
 
     run_on_threads(work)
+
+
+GPU_LOCK_SCRIPT = """
+import threading, numpy as np, graphjit
+b = graphjit.GraphBuilder("f", "threads.py")
+x = b.input("x", "float64", [None])
+(y,) = b.apply("mul", [x, b.literal(2.0)], line=1)
+(z,) = b.apply_python(lambda ins: [np.sin(ins[0])], [y],
+                      [("float64", [None])], "Sin", "SinOp", line=2)
+b.output(z)
+with_op = graphjit.function(b.finish()[1], device="cuda-emulated")
+plain = graphjit.loads(
+    "func f(x: f64[n], y: f64[n], z: f64[n]) -> (out) "
+    "{ out = mul(add(add(x, y), z), 2.0) }").function(
+        "f", device="cuda-emulated")
+x, y, z = np.random.default_rng(0).normal(size=(3, 3))
+got = {}
+def a():
+    for _ in range(3000):
+        got["a"] = with_op(x)
+def b():
+    for _ in range(30000):
+        got["b"] = plain(x, y, z)
+threads = [threading.Thread(target=f) for f in (a, b)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+np.testing.assert_allclose(got["a"], np.sin(2 * x))
+np.testing.assert_array_equal(got["b"], (x + y + z) * 2)
+print("finished")
+"""
+
+
+def test_gpu_calls_with_and_without_a_python_op_do_not_deadlock():
+    # Calls on one device wait for its lock. A function with a Python op
+    # holds it while its perform waits for the GIL, so a short call of
+    # another function on the device must not wait for the lock holding
+    # the GIL. A deadlock would hang the process, hence a subprocess.
+    try:
+        p = subprocess.run([sys.executable, "-c", GPU_LOCK_SCRIPT],
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("two threads calling functions on one device deadlocked")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == "finished"
 
 
 def test_gil_is_released_while_a_call_runs():
