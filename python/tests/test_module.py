@@ -3,6 +3,7 @@ threads."""
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -263,19 +264,15 @@ def test_short_calls_with_a_python_op_from_several_threads(rng):
     run_on_threads(work)
 
 
+# Run in a process of its own: the helpers come from this file.
 GPU_LOCK_SCRIPT = """
-import threading, numpy as np, graphjit
-b = graphjit.GraphBuilder("f", "threads.py")
-x = b.input("x", "float64", [None])
-(y,) = b.apply("mul", [x, b.literal(2.0)], line=1)
-(z,) = b.apply_python(lambda ins: [np.sin(ins[0])], [y],
-                      [("float64", [None])], "Sin", "SinOp", line=2)
-b.output(z)
-with_op = graphjit.function(b.finish()[1], device="cuda-emulated")
-plain = graphjit.loads(
-    "func f(x: f64[n], y: f64[n], z: f64[n]) -> (out) "
-    "{ out = mul(add(add(x, y), z), 2.0) }").function(
-        "f", device="cuda-emulated")
+import sys, threading
+import numpy as np
+import graphjit
+sys.path.insert(0, %r)
+from test_module import TUTORIAL, python_op_function
+with_op = python_op_function(device="cuda-emulated")
+plain = graphjit.loads(TUTORIAL).function("f", device="cuda-emulated")
 x, y, z = np.random.default_rng(0).normal(size=(3, 3))
 got = {}
 def a():
@@ -301,7 +298,8 @@ def test_gpu_calls_with_and_without_a_python_op_do_not_deadlock():
     # another function on the device must not wait for the lock holding
     # the GIL. A deadlock would hang the process, hence a subprocess.
     try:
-        p = subprocess.run([sys.executable, "-c", GPU_LOCK_SCRIPT],
+        script = GPU_LOCK_SCRIPT % str(Path(__file__).parent)
+        p = subprocess.run([sys.executable, "-c", script],
                            capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         pytest.fail("two threads calling functions on one device deadlocked")
