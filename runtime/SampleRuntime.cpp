@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -18,11 +19,37 @@ struct Sampler {
   std::vector<gj_sample_slot *> Slots;
   std::atomic<uint64_t> IntervalNs{100000};
   std::atomic<uint64_t> Samples{0};
-  std::once_flag Started;
+  /// Whether this process has a sampler thread.
+  std::atomic<bool> Running{false};
 };
+
+/// This thread's slot while it is registered.
+thread_local gj_sample_slot *OwnSlot = nullptr;
+
+void forkedChild();
+
 Sampler &sampler() {
-  static Sampler *S = new Sampler;
+  static Sampler *S = [] {
+    auto *New = new Sampler;
+    // No thread holds the lock across fork(), or the child would inherit
+    // it held forever.
+    pthread_atfork([] { sampler().Lock.lock(); },
+                   [] { sampler().Lock.unlock(); }, forkedChild);
+    return New;
+  }();
   return *S;
+}
+
+// A child after fork() has only the thread that forked: no sampler, and no
+// other thread (their slots lie in memory the child reuses for its own
+// threads' stacks). Its next sampled call starts a sampler of its own.
+void forkedChild() {
+  Sampler &S = sampler();
+  S.Slots.clear(); // Keeps its memory: nothing is allocated here.
+  if (OwnSlot)
+    S.Slots.push_back(OwnSlot);
+  S.Running.store(false, std::memory_order_relaxed);
+  S.Lock.unlock();
 }
 
 int32_t relaxedLoad(const int32_t &X) {
@@ -56,16 +83,16 @@ struct ThreadSlot {
   gj_sample_slot Slot{nullptr, nullptr, -1};
   ThreadSlot() {
     Sampler &S = sampler();
-    // A thread's first sampled call starts the sampler, if none has.
-    std::call_once(S.Started, [] { std::thread(sampleForever).detach(); });
     std::lock_guard<std::mutex> Guard(S.Lock);
     S.Slots.push_back(&Slot);
+    OwnSlot = &Slot;
   }
   ~ThreadSlot() {
     Sampler &S = sampler();
     std::lock_guard<std::mutex> Guard(S.Lock);
     S.Slots.erase(std::remove(S.Slots.begin(), S.Slots.end(), &Slot),
                   S.Slots.end());
+    OwnSlot = nullptr;
   }
 };
 
@@ -74,6 +101,11 @@ struct ThreadSlot {
 extern "C" gj_sample_slot *gj_sample_enter(const gj_profile_desc *D,
                                            gj_apply_counter *Counters) {
   thread_local ThreadSlot T;
+  // A sampled call starts the sampler, if none runs in this process.
+  Sampler &S = sampler();
+  if (!S.Running.load(std::memory_order_relaxed) &&
+      !S.Running.exchange(true))
+    std::thread(sampleForever).detach();
   // desc and counters change only between calls, under the lock, so that
   // the sampler never pairs one function's id with another's counters.
   if (T.Slot.desc != D || T.Slot.counters != Counters) {
@@ -95,6 +127,12 @@ uint64_t SampleRuntime::intervalNs() {
 
 uint64_t SampleRuntime::samples() {
   return sampler().Samples.load(std::memory_order_relaxed);
+}
+
+size_t SampleRuntime::threads() {
+  Sampler &S = sampler();
+  std::lock_guard<std::mutex> Guard(S.Lock);
+  return S.Slots.size();
 }
 
 void SampleRuntime::forget(const gj_profile_desc &Desc) {

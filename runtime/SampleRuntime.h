@@ -7,7 +7,9 @@
 // since its last look to that Apply's ticks (nanoseconds). The Applies'
 // times are then estimates whose error shrinks with the number of samples;
 // calls are still counted exactly. Slots live as long as their threads;
-// the sampler starts on the first gj_sample_enter and runs until exit.
+// the sampler starts on the first gj_sample_enter and runs until exit. A
+// child after fork() keeps only the forking thread's slot and starts a
+// sampler of its own on its first sampled call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_RUNTIME_SAMPLERUNTIME_H
@@ -15,6 +17,7 @@
 
 #include "runtime/ProfileRuntime.h"
 #include "runtime/RuntimeABI.h"
+#include <cstddef>
 #include <cstdint>
 
 namespace graphjit {
@@ -27,6 +30,8 @@ public:
   static uint64_t intervalNs();
   /// Samples taken so far (each a look at every thread's slot).
   static uint64_t samples();
+  /// Threads whose slots the sampler reads.
+  static size_t threads();
   /// Slots that point at Desc point nowhere from now on (ProfileRuntime::
   /// forget calls it before Desc's counters are freed).
   static void forget(const gj_profile_desc &Desc);

@@ -3,8 +3,10 @@ and profiles as data (JSON, rows, merge, diff)."""
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -275,3 +277,41 @@ def test_sampling_mode_counts_calls_exactly_and_says_so(rng):
     assert {r.calls for r in p.rows()} == {5}
     with pytest.raises(ValueError, match="profile_mode"):
         m.function("train", profile=True, profile_mode="fast")
+
+
+def test_sampling_goes_on_in_a_forked_child(rng):
+    # A child after fork() has none of its parent's threads, the sampler
+    # included: it starts one of its own (docs/profiling.md, "Sampling").
+    f = graphjit.loads("""
+func f(x: f64[n], y: f64[n], z: f64[n]) -> (out) {
+  out = mul(add(add(x, y), z), 2.0)
+}""").function("f", profile=True, profile_mode="sample")
+    x, y, z = rng.normal(size=(3, 100000))
+    f(x, y, z)  # The parent's sampler runs.
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            seconds = lambda: sum(r.seconds for r in f.profile.profile().rows())
+            before = seconds()
+            deadline = time.monotonic() + 20
+            while code and time.monotonic() < deadline:
+                for _ in range(20):
+                    f(x, y, z)
+                if seconds() > before:
+                    code = 0
+        finally:
+            os._exit(code)
+    # A child that waits forever on a lock inherited held is killed.
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if not done:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child never finished its sampled calls")
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, \
+        "the forked child's sampled calls were charged no time"
