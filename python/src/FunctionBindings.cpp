@@ -52,11 +52,24 @@ public:
 
   /// Where there is no TSC to time calls with, every call releases the GIL.
   void allowKeepingGil(bool Allow) { MayKeepGil = Allow && GRAPHJIT_HAVE_TSC; }
-  bool keepsGil() const {
-    return MayKeepGil && LastTicks.load(std::memory_order_relaxed) < ShortTicks;
-  }
-  void ran(uint64_t Ticks) {
-    LastTicks.store(Ticks, std::memory_order_relaxed);
+
+  /// Runs Call, the GIL released unless this call may keep it; only calls
+  /// that may are timed (the call itself, not taking the GIL back).
+  template <typename CallT> void run(CallT &&Call) {
+    auto Timed = [&] {
+      uint64_t Start = readTsc();
+      Call();
+      LastTicks.store(readTsc() - Start, std::memory_order_relaxed);
+    };
+    if (!MayKeepGil) {
+      nb::gil_scoped_release NoGil;
+      Call();
+    } else if (LastTicks.load(std::memory_order_relaxed) < ShortTicks) {
+      Timed();
+    } else {
+      nb::gil_scoped_release NoGil;
+      Timed();
+    }
   }
 
 private:
@@ -260,14 +273,7 @@ static nb::object callFunction(FunctionHandle &H, PyObject *Args,
   Arguments &In = Frame.arguments();
   bindArguments(H, Args, Kw, Conv, In);
   std::optional<Expected<std::vector<NDArray>>> Result;
-  uint64_t Start = readTsc();
-  if (H.Timing.keepsGil()) {
-    Result.emplace(H.Fn->call(In));
-  } else {
-    nb::gil_scoped_release NoGil;
-    Result.emplace(H.Fn->call(In));
-  }
-  H.Timing.ran(readTsc() - Start);
+  H.Timing.run([&] { Result.emplace(H.Fn->call(In)); });
   Expected<std::vector<NDArray>> &Out = *Result;
   if (!Out) {
     // Inputs that do not fit are the caller's mistake (ValueError); the
