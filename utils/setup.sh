@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(cmake ninja-build g++ llvm-19-dev llvm-19-tools clang-19
-          libclang-rt-19-dev libopenblas-dev libgtest-dev python3 python3-numpy
+          libclang-rt-19-dev libopenblas-dev libboost-math1.74-dev libgtest-dev python3 python3-numpy
           python3-venv python3-dev librsvg2-bin)
 missing=()
 for p in "${packages[@]}"; do

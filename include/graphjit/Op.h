@@ -86,6 +86,9 @@ enum class OpKind : uint8_t {
   Take,
   IncRows,
   Cumulative,
+  Lapack,
+  Check,
+  ArrayFn,
   Gpu,
   Transfer,
 };

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ops/CheckOps.h"
 #include "ops/ShapeOps.h"
 #include "ops/StructuralLoweringInfo.h"
 #include "StructuralLoweringUtil.h"
@@ -188,6 +189,34 @@ static void emitDimShuffleView(ThunkEmitter &E) {
   for (unsigned D = 0; D < T.rank(); ++D)
     if (!Used[D] && !(T.Dims[D].isKnown() && T.Dims[D].Size == 1))
       E.failUnless(E.B.CreateICmpEQ(E.dim(In, D), E.constI64(1)), "dropped");
+  E.setSlot(E.Node.output(0), E.data(In), Dims, Strides);
+}
+
+// specify_shape and assert (CheckOp::prepare): x itself once each given
+// size matches, or each condition is nonzero; a failed check asks prepare
+// for the words.
+static void emitCheckView(ThunkEmitter &E) {
+  const auto &C = llvm::cast<CheckOp>(E.Node.op());
+  const Variable *In = E.Node.inputs()[0];
+  const unsigned Rank = In->type().rank();
+  if (C.isAssert()) {
+    for (unsigned I = 1; I < E.Node.inputs().size(); ++I) {
+      const Variable *Cond = E.Node.inputs()[I];
+      DType T = Cond->type().Dtype;
+      Value *V = E.convert(E.loadElement(T, E.data(Cond)), T, DType::Bool);
+      E.failUnless(V, "holds");
+    }
+  } else {
+    for (unsigned D = 0; D < Rank; ++D)
+      if (C.sizes()[D] >= 0 && !In->type().Dims[D].isKnown())
+        E.failUnless(
+            E.B.CreateICmpEQ(E.dim(In, D), E.constI64(C.sizes()[D])), "size");
+  }
+  SmallVector<Value *, 4> Dims, Strides;
+  for (unsigned D = 0; D < Rank; ++D) {
+    Dims.push_back(E.dim(In, D));
+    Strides.push_back(E.stride(In, D));
+  }
   E.setSlot(E.Node.output(0), E.data(In), Dims, Strides);
 }
 
@@ -373,6 +402,14 @@ void graphjit::registerShapeLowerings() {
   };
   DimShuffle.ThunkKey = dimShuffleKey;
   registerLowering(OpKind::DimShuffle, DimShuffle);
+  Lowering Check{/*NeedsPrepare=*/true, nullptr, nullptr};
+  Check.EmitViewOutputs = emitCheckView;
+  Check.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
+    const auto &C = llvm::cast<CheckOp>(N.op());
+    return C.isAssert() ||
+           C.sizes().size() == N.inputs()[0]->type().rank();
+  };
+  registerLowering(OpKind::Check, Check);
   Lowering Subtensor{/*NeedsPrepare=*/true, nullptr, nullptr};
   Subtensor.EmitViewOutputs = emitSubtensorView;
   Subtensor.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {

@@ -94,6 +94,12 @@ void graphjit::registerStructuralLowerings() {
   Gemm.EmitOutputDims = emitGemmDims;
   Gemm.PlansOutputs = plansGemm;
   registerLowering(OpKind::Gemm, Gemm);
+  // cholesky, the solves, inv, det, slogdet (LapackOps.cpp): LAPACK per
+  // matrix of the batch, through gj_compute.
+  registerLowering(OpKind::Lapack, Compute);
+  // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
+  // way: shapes from values, filled by library loops.
+  registerLowering(OpKind::ArrayFn, Compute);
   // take and inc_rows: loops in IR (GatherLowering.cpp).
   registerGatherLowerings();
   // cumsum and cumprod: loops in IR (CumulativeLowering.cpp).

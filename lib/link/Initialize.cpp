@@ -6,8 +6,10 @@
 #include "link/CallFrame.h"
 #include "ops/FlatElemwise.h"
 #include "ops/PairwiseSumKernels.h"
+#include "ops/SpecialFunctions.h"
 #include "ops/StandardOps.h"
 #include <mutex>
+#include <vector>
 
 void graphjit::initialize() {
   static std::once_flag Once;
@@ -16,5 +18,12 @@ void graphjit::initialize() {
     JitEngine::registerSymbols(frameSymbols());
     JitEngine::registerSymbols(pairwiseSumSymbols());
     JitEngine::registerSymbols(flatElemwiseSymbols());
+    // The scalar kernels of psi, erfcx, gammainc, ... call these.
+    size_t Count = 0;
+    const special::GjSpecialSymbol *Special = special::gjSpecialSymbols(Count);
+    std::vector<RuntimeSymbol> Symbols;
+    for (size_t I = 0; I < Count; ++I)
+      Symbols.push_back({Special[I].Name, Special[I].Address});
+    JitEngine::registerSymbols(Symbols);
   });
 }

@@ -43,7 +43,7 @@ void rowKernel(char *Out, char *const *In, unsigned NumIn, int64_t N) {
     const T *A = Arg(1), *B = Arg(2);
     for (int64_t J = 0; J < N; ++J)
       O[J] = F(C[J], A[J], B[J]);
-  } else if constexpr (K == ScalarOpKind::Clip) {
+  } else if constexpr (Info.MinArity == 3) { // clip, betainc
     T *O = reinterpret_cast<T *>(Out);
     const T *X = Arg(0), *Lo = Arg(1), *Hi = Arg(2);
     for (int64_t J = 0; J < N; ++J)

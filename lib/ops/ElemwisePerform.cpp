@@ -30,7 +30,7 @@ void runKernel(const NDArray &Out, llvm::ArrayRef<const NDArray *> In) {
   constexpr const ScalarOpInfo &Info = scalarOpInfo(K);
   if constexpr (K == ScalarOpKind::Switch) {
     mapElements<T, bool, T, T>(Out, {In[0], In[1], In[2]}, F);
-  } else if constexpr (K == ScalarOpKind::Clip) {
+  } else if constexpr (Info.MinArity == 3) { // clip, betainc
     mapElements<T, T, T, T>(Out, {In[0], In[1], In[2]}, F);
   } else if constexpr (K == ScalarOpKind::Second) {
     mapElements<T, T>(Out, {In[1]}, F);

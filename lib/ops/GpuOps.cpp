@@ -33,6 +33,18 @@ GpuRole graphjit::gpuRoleOf(const Op &O, llvm::ArrayRef<TensorType> In,
     if (!E->composite() && E->scalarOp() == ScalarOpKind::Pow && Integral)
       return No("an integer pow may fail at run time, which a kernel "
                 "cannot report");
+    // The special functions are host code (SpecialFunctions.cpp), which
+    // libdevice does not provide.
+    auto OnHost = [](ScalarOpKind K) { return isHostOnlyScalarOp(K); };
+    if (const CompositeScalar *C = E->composite()) {
+      for (const CompositeStep &S : C->Steps)
+        if (OnHost(S.Kind))
+          return No(llvm::Twine(scalarOpInfo(S.Kind).Name) +
+                    " has no GPU kernel");
+    } else if (OnHost(E->scalarOp())) {
+      return No(llvm::Twine(scalarOpInfo(E->scalarOp()).Name) +
+                " has no GPU kernel");
+    }
     return GpuRole::Kernel;
   }
   unsigned Rank = In.empty() ? 0 : In[0].rank();

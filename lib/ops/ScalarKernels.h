@@ -204,6 +204,54 @@ template <typename T> T softplus(T X) {
   return X > 0 ? X + L : L;
 }
 
+// The special functions (SpecialFunctions.cpp): JIT code links them by
+// address (graphjit::initialize()), so that it and perform call the same.
+extern "C" {
+float gj_special_digamma_f32(float);
+double gj_special_digamma_f64(double);
+float gj_special_trigamma_f32(float);
+double gj_special_trigamma_f64(double);
+float gj_special_erfinv_f32(float);
+double gj_special_erfinv_f64(double);
+float gj_special_erfcinv_f32(float);
+double gj_special_erfcinv_f64(double);
+float gj_special_erfcx_f32(float);
+double gj_special_erfcx_f64(double);
+float gj_special_log1mexp_f32(float);
+double gj_special_log1mexp_f64(double);
+float gj_special_xlogx_f32(float);
+double gj_special_xlogx_f64(double);
+float gj_special_i0_f32(float);
+double gj_special_i0_f64(double);
+float gj_special_i1_f32(float);
+double gj_special_i1_f64(double);
+float gj_special_i0e_f32(float);
+double gj_special_i0e_f64(double);
+float gj_special_i1e_f32(float);
+double gj_special_i1e_f64(double);
+float gj_special_xlogy0_f32(float, float);
+double gj_special_xlogy0_f64(double, double);
+float gj_special_gammainc_f32(float, float);
+double gj_special_gammainc_f64(double, double);
+float gj_special_gammaincc_f32(float, float);
+double gj_special_gammaincc_f64(double, double);
+float gj_special_polygamma_f32(float, float);
+double gj_special_polygamma_f64(double, double);
+float gj_special_betainc_f32(float, float, float);
+double gj_special_betainc_f64(double, double, double);
+}
+
+/// The float or the double function of a pair, by T.
+template <typename T, typename F32, typename F64, typename... Rest>
+T special(F32 *F, F64 *D, T A, Rest... R) {
+  if constexpr (std::is_same_v<T, float>)
+    return F(A, R...);
+  else
+    return D(A, R...);
+}
+#define GRAPHJIT_SPECIAL(NAME, ...)                                            \
+  special(gj_special_##NAME##_f32, gj_special_##NAME##_f64, __VA_ARGS__)
+
 /// Converts one element as NumPy's astype does on x86-64, without C++'s
 /// undefined float-to-int cases: a float is truncated toward zero into an
 /// int32 (or an int64 for 64-bit targets) and then wrapped to the target
@@ -293,11 +341,43 @@ GRAPHJIT_SCALAR_FN(Gt, (T A, T B), bool(A > B))
 GRAPHJIT_SCALAR_FN(Ge, (T A, T B), bool(A >= B))
 GRAPHJIT_SCALAR_FN(And, (T A, T B), bool(A && B))
 GRAPHJIT_SCALAR_FN(Or, (T A, T B), bool(A || B))
+GRAPHJIT_SCALAR_FN(Psi, (T A), GRAPHJIT_SPECIAL(digamma, A))
+GRAPHJIT_SCALAR_FN(TriGamma, (T A), GRAPHJIT_SPECIAL(trigamma, A))
+GRAPHJIT_SCALAR_FN(Gamma, (T A), std::tgamma(A))
+GRAPHJIT_SCALAR_FN(Erfinv, (T A), GRAPHJIT_SPECIAL(erfinv, A))
+GRAPHJIT_SCALAR_FN(Erfcinv, (T A), GRAPHJIT_SPECIAL(erfcinv, A))
+GRAPHJIT_SCALAR_FN(Erfcx, (T A), GRAPHJIT_SPECIAL(erfcx, A))
+GRAPHJIT_SCALAR_FN(Log1mexp, (T A), GRAPHJIT_SPECIAL(log1mexp, A))
+GRAPHJIT_SCALAR_FN(XLogX, (T A), GRAPHJIT_SPECIAL(xlogx, A))
+GRAPHJIT_SCALAR_FN(I0, (T A), GRAPHJIT_SPECIAL(i0, A))
+GRAPHJIT_SCALAR_FN(I1, (T A), GRAPHJIT_SPECIAL(i1, A))
+GRAPHJIT_SCALAR_FN(I0e, (T A), GRAPHJIT_SPECIAL(i0e, A))
+GRAPHJIT_SCALAR_FN(I1e, (T A), GRAPHJIT_SPECIAL(i1e, A))
+GRAPHJIT_SCALAR_FN(Tan, (T A), std::tan(A))
+GRAPHJIT_SCALAR_FN(ArcSin, (T A), std::asin(A))
+GRAPHJIT_SCALAR_FN(ArcCos, (T A), std::acos(A))
+GRAPHJIT_SCALAR_FN(ArcTan, (T A), std::atan(A))
+GRAPHJIT_SCALAR_FN(Sinh, (T A), std::sinh(A))
+GRAPHJIT_SCALAR_FN(Cosh, (T A), std::cosh(A))
+GRAPHJIT_SCALAR_FN(ArcSinh, (T A), std::asinh(A))
+GRAPHJIT_SCALAR_FN(ArcCosh, (T A), std::acosh(A))
+GRAPHJIT_SCALAR_FN(ArcTanh, (T A), std::atanh(A))
+GRAPHJIT_SCALAR_FN(Exp2, (T A), std::exp2(A))
+GRAPHJIT_SCALAR_FN(Trunc, (T A), std::trunc(A))
+// The default rounding mode rounds ties to even, as np.round.
+GRAPHJIT_SCALAR_FN(RoundHalfEven, (T A), std::nearbyint(A))
+GRAPHJIT_SCALAR_FN(XLogY0, (T A, T B), GRAPHJIT_SPECIAL(xlogy0, A, B))
+GRAPHJIT_SCALAR_FN(GammaInc, (T A, T B), GRAPHJIT_SPECIAL(gammainc, A, B))
+GRAPHJIT_SCALAR_FN(GammaIncC, (T A, T B), GRAPHJIT_SPECIAL(gammaincc, A, B))
+GRAPHJIT_SCALAR_FN(Polygamma, (T A, T B), GRAPHJIT_SPECIAL(polygamma, A, B))
+GRAPHJIT_SCALAR_FN(ArcTan2, (T A, T B), std::atan2(A, B))
+GRAPHJIT_SCALAR_FN(BetaInc, (T A, T B, T X), GRAPHJIT_SPECIAL(betainc, A, B, X))
 GRAPHJIT_SCALAR_FN(Switch, (bool C, T A, T B), C ? A : B)
 GRAPHJIT_SCALAR_FN(Clip, (T X, T Lo, T Hi), minimum(maximum(X, Lo), Hi))
 GRAPHJIT_SCALAR_FN(Second, (T B), B)
 
 #undef GRAPHJIT_SCALAR_FN
+#undef GRAPHJIT_SPECIAL
 
 } // namespace scalar
 } // namespace graphjit

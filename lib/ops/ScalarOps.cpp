@@ -55,7 +55,7 @@ graphjit::scalarSignature(ScalarOpKind Kind, llvm::ArrayRef<DType> Inputs,
     All(isBool(Inputs[0]) && Kind == K::Sqr ? DType::I8 : Inputs[0]);
     break;
   case DTypeRule::FloatFn:
-    All(floatTypeFor(Inputs[0]));
+    All(floatTypeFor(promoteAll(Inputs)));
     break;
   case DTypeRule::Arith: {
     DType T = promoteAll(Inputs);

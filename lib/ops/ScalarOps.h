@@ -27,6 +27,11 @@ enum class ScalarOpKind : uint8_t {
   // Binary (Add and Mul take any number from two on).
   Add, Sub, Mul, TrueDiv, IntDiv, Mod, Pow, Maximum, Minimum, Eq, Neq, Lt, Le,
   Gt, Ge, And, Or,
+  // Special functions (SpecialFunctions.h) and the rest of libm's.
+  Psi, TriGamma, Gamma, Erfinv, Erfcinv, Erfcx, Log1mexp, XLogX, I0, I1, I0e,
+  I1e, Tan, ArcSin, ArcCos, ArcTan, Sinh, Cosh, ArcSinh, ArcCosh, ArcTanh,
+  Exp2, Trunc, RoundHalfEven, XLogY0, GammaInc, GammaIncC, Polygamma, ArcTan2,
+  BetaInc,
   // Others.
   Switch, Clip, Cast, Second,
 };
@@ -114,6 +119,36 @@ inline constexpr ScalarOpInfo ScalarOpTable[] = {
     {ScalarOpKind::Ge, "ge", 2, 2, DTypeRule::Compare, false, 1, "a >= b, a bool"},
     {ScalarOpKind::And, "and", 2, 2, DTypeRule::Logical, false, 1, "logical and (np.logical_and), a bool"},
     {ScalarOpKind::Or, "or", 2, 2, DTypeRule::Logical, false, 1, "logical or (np.logical_or), a bool"},
+    {ScalarOpKind::Psi, "psi", 1, 1, DTypeRule::FloatFn, false, 1, "digamma, d/dx log gamma(x) (scipy.special.psi)"},
+    {ScalarOpKind::TriGamma, "tri_gamma", 1, 1, DTypeRule::FloatFn, false, 1, "trigamma, the derivative of psi (scipy.special.polygamma(1, x))"},
+    {ScalarOpKind::Gamma, "gamma", 1, 1, DTypeRule::FloatFn, false, 1, "the gamma function (scipy.special.gamma)"},
+    {ScalarOpKind::Erfinv, "erfinv", 1, 1, DTypeRule::FloatFn, false, 1, "inverse of erf (scipy.special.erfinv)"},
+    {ScalarOpKind::Erfcinv, "erfcinv", 1, 1, DTypeRule::FloatFn, false, 1, "inverse of erfc (scipy.special.erfcinv)"},
+    {ScalarOpKind::Erfcx, "erfcx", 1, 1, DTypeRule::FloatFn, false, 1, "exp(x**2) * erfc(x), scaled (scipy.special.erfcx)"},
+    {ScalarOpKind::Log1mexp, "log1mexp", 1, 1, DTypeRule::FloatFn, false, 1, "log(1 - exp(x)), computed stably (PyTensor's log1mexp)"},
+    {ScalarOpKind::XLogX, "xlogx", 1, 1, DTypeRule::FloatFn, false, 1, "x * log(x), 0 at x = 0 (PyTensor's xlogx)"},
+    {ScalarOpKind::I0, "i0", 1, 1, DTypeRule::FloatFn, false, 1, "modified Bessel function of order 0 (scipy.special.i0)"},
+    {ScalarOpKind::I1, "i1", 1, 1, DTypeRule::FloatFn, false, 1, "modified Bessel function of order 1 (scipy.special.i1)"},
+    {ScalarOpKind::I0e, "i0e", 1, 1, DTypeRule::FloatFn, false, 1, "exp(-|x|) * i0(x) (scipy.special.i0e)"},
+    {ScalarOpKind::I1e, "i1e", 1, 1, DTypeRule::FloatFn, false, 1, "exp(-|x|) * i1(x) (scipy.special.i1e)"},
+    {ScalarOpKind::Tan, "tan", 1, 1, DTypeRule::FloatFn, false, 1, "tangent"},
+    {ScalarOpKind::ArcSin, "arcsin", 1, 1, DTypeRule::FloatFn, false, 1, "inverse sine"},
+    {ScalarOpKind::ArcCos, "arccos", 1, 1, DTypeRule::FloatFn, false, 1, "inverse cosine"},
+    {ScalarOpKind::ArcTan, "arctan", 1, 1, DTypeRule::FloatFn, false, 1, "inverse tangent"},
+    {ScalarOpKind::Sinh, "sinh", 1, 1, DTypeRule::FloatFn, false, 1, "hyperbolic sine"},
+    {ScalarOpKind::Cosh, "cosh", 1, 1, DTypeRule::FloatFn, false, 1, "hyperbolic cosine"},
+    {ScalarOpKind::ArcSinh, "arcsinh", 1, 1, DTypeRule::FloatFn, false, 1, "inverse hyperbolic sine"},
+    {ScalarOpKind::ArcCosh, "arccosh", 1, 1, DTypeRule::FloatFn, false, 1, "inverse hyperbolic cosine"},
+    {ScalarOpKind::ArcTanh, "arctanh", 1, 1, DTypeRule::FloatFn, false, 1, "inverse hyperbolic tangent"},
+    {ScalarOpKind::Exp2, "exp2", 1, 1, DTypeRule::FloatFn, false, 1, "2**x"},
+    {ScalarOpKind::Trunc, "trunc", 1, 1, DTypeRule::FloatFn, false, 1, "round toward zero (a float result)"},
+    {ScalarOpKind::RoundHalfEven, "round_half_to_even", 1, 1, DTypeRule::FloatFn, false, 1, "round to nearest, ties to even (np.round)"},
+    {ScalarOpKind::XLogY0, "xlogy0", 2, 2, DTypeRule::FloatFn, false, 1, "x * log(y), 0 where x = 0 (PyTensor's xlogy0)"},
+    {ScalarOpKind::GammaInc, "gammainc", 2, 2, DTypeRule::FloatFn, false, 1, "regularized lower incomplete gamma P(k, x) (scipy.special.gammainc)"},
+    {ScalarOpKind::GammaIncC, "gammaincc", 2, 2, DTypeRule::FloatFn, false, 1, "regularized upper incomplete gamma Q(k, x) (scipy.special.gammaincc)"},
+    {ScalarOpKind::Polygamma, "polygamma", 2, 2, DTypeRule::FloatFn, false, 1, "polygamma(n, x), the n-th derivative of psi (scipy.special.polygamma)"},
+    {ScalarOpKind::ArcTan2, "arctan2", 2, 2, DTypeRule::FloatFn, false, 1, "arctan(y / x) in the quadrant of (x, y) (np.arctan2)"},
+    {ScalarOpKind::BetaInc, "betainc", 3, 3, DTypeRule::FloatFn, false, 1, "regularized incomplete beta I_x(a, b): betainc(a, b, x) (scipy.special.betainc)"},
     {ScalarOpKind::Switch, "switch", 3, 3, DTypeRule::Switch, false, 1, "switch(c, a, b): a where c != 0, else b"},
     {ScalarOpKind::Clip, "clip", 3, 3, DTypeRule::Arith, false, 1, "clip(x, lo, hi) = minimum(maximum(x, lo), hi)"},
     {ScalarOpKind::Cast, "cast", 1, 1, DTypeRule::Cast, false, 0, "cast(x, dtype=f32): convert to another dtype"},
@@ -140,6 +175,23 @@ constexpr bool scalarOpTableInOrder() {
 static_assert(scalarOpTableInOrder(), "ScalarOpTable is in ScalarOpKind order");
 
 std::optional<ScalarOpKind> lookupScalarOp(llvm::StringRef Name);
+
+/// Whether K's kernel calls graphjit's host code (the special functions of
+/// SpecialFunctions.h), which no device kernel can.
+constexpr bool isHostOnlyScalarOp(ScalarOpKind K) {
+  switch (K) {
+  case ScalarOpKind::Psi: case ScalarOpKind::TriGamma:
+  case ScalarOpKind::Erfinv: case ScalarOpKind::Erfcinv:
+  case ScalarOpKind::Erfcx: case ScalarOpKind::Log1mexp:
+  case ScalarOpKind::XLogX: case ScalarOpKind::I0: case ScalarOpKind::I1:
+  case ScalarOpKind::I0e: case ScalarOpKind::I1e: case ScalarOpKind::XLogY0:
+  case ScalarOpKind::GammaInc: case ScalarOpKind::GammaIncC:
+  case ScalarOpKind::Polygamma: case ScalarOpKind::BetaInc:
+    return true;
+  default:
+    return false;
+  }
+}
 
 /// The dtypes one application computes in: each input is converted to In[k]
 /// (exactly, or by testing != 0 for bool), the kernel maps those to Out.

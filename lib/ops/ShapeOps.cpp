@@ -110,12 +110,13 @@ Error DimShuffleOp::checkPattern(llvm::ArrayRef<int> P, const TensorType &X) {
     Used[D] = true;
   }
   for (unsigned D = 0; D < X.rank(); ++D)
-    if (!Used[D] && !X.Dims[D].isBroadcastable())
+    // A dim of unknown size may be 1: prepare and the JIT check it.
+    if (!Used[D] && X.Dims[D].isKnown() && !X.Dims[D].isBroadcastable())
       return attrError("pattern",
                        "pattern of 'dimshuffle' drops dim " +
                            std::to_string(D) + " of " + X.str() +
-                           ", which is not broadcastable (size 1); only "
-                           "broadcastable dims can be dropped");
+                           ", which is not of size 1; only dims of size 1, or of "
+                           "a size known at run time only, can be dropped");
   return Error::success();
 }
 

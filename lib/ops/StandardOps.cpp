@@ -10,5 +10,8 @@ void graphjit::registerStandardOps(OpRegistry &R) {
   registerCumulativeOps(R);
   registerReductionOps(R);
   registerLinalgOps(R);
+  registerLapackOps(R);
+  registerCheckOps(R);
+  registerArrayFnOps(R);
   registerNNOps(R);
 }

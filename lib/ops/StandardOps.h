@@ -19,6 +19,9 @@ void registerGatherOps(OpRegistry &R);
 void registerCumulativeOps(OpRegistry &R);
 void registerReductionOps(OpRegistry &R);
 void registerLinalgOps(OpRegistry &R);
+void registerLapackOps(OpRegistry &R);
+void registerCheckOps(OpRegistry &R);
+void registerArrayFnOps(OpRegistry &R);
 void registerNNOps(OpRegistry &R);
 
 /// Every family above, into R.

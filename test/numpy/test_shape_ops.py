@@ -48,7 +48,12 @@ check("transpose of a stepped slice",
       "transpose(subtensor(x, axis=1, step=2))", {"x": m}, m[:, ::2].T)
 check("transpose twice is the input", "transpose(transpose(x))", {"x": m}, m)
 error("dimshuffle drops a real dim", "dimshuffle(x, pattern=[1])", {"x": m},
-      "not broadcastable", types={"x": ["n", 5]})
+      "is not of size 1")
+# A dim of a size known at run time only is checked then.
+error("dimshuffle drops a symbolic dim of size 3", "dimshuffle(x, pattern=[1])",
+      {"x": m}, "it has size 3, not 1", types={"x": ["n", 5]})
+check("dimshuffle drops a symbolic dim of size 1", "dimshuffle(x, pattern=[1])",
+      {"x": m[:1]}, m[0], types={"x": ["n", 5]})
 error("dimshuffle repeats a dim", "dimshuffle(x, pattern=[0,0])", {"x": m},
       "appears twice")
 error("dimshuffle dim out of range", "dimshuffle(x, pattern=[2,0])", {"x": m},

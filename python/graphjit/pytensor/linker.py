@@ -79,7 +79,13 @@ class GraphjitLinker(JITLinker):
                 node = _failed_node(e, nodes)
                 if node is None:
                     raise
-                raise_with_op(fgraph, node, thunk)
+                own = _pytensor_error(e, node)
+                if own is None:
+                    raise_with_op(fgraph, node, thunk)
+                try:
+                    raise own from e
+                except type(own):
+                    raise_with_op(fgraph, node, thunk)
             for s, v in zip(outputs, values):
                 s[0] = v
             # The executor takes a returned list as the outputs (JITLinker
@@ -147,6 +153,22 @@ class _Runner:
 
 
 _CITED = re.compile(r"<pytensor>:(\d+)")
+_RAISED = re.compile(r"(LinAlgError|AssertionError): (.*)")
+
+
+def _pytensor_error(exc, node):
+    """The exception PyTensor's perform raises where a compiled check of
+    graphjit's failed: a CheckAndRaise's own exception and message, NumPy's
+    LinAlgError for a LAPACK op, AssertionError for SpecifyShape (graphjit
+    words those "LinAlgError: ..." and "AssertionError: ...")."""
+    m = _RAISED.search(str(exc))
+    if m is None:
+        return None
+    if any(c.__name__ == "CheckAndRaise" for c in type(node.op).__mro__):
+        return node.op.exc_type(node.op.msg)
+    if m.group(1) == "LinAlgError":
+        return np.linalg.LinAlgError(m.group(2))
+    return AssertionError(m.group(2))
 
 
 def _failed_node(exc, nodes):

@@ -26,6 +26,16 @@ _NAMES = {
     "ScalarMinimum": "minimum", "Maximum": "maximum", "Minimum": "minimum", "EQ": "eq", "NEQ": "neq", "LT": "lt",
     "LE": "le", "GT": "gt", "GE": "ge", "Switch": "switch", "Clip": "clip",
     "Second": "second",
+    # Special functions and the rest of libm's (docs/ops-elemwise.md).
+    "Psi": "psi", "TriGamma": "tri_gamma", "PolyGamma": "polygamma",
+    "Gamma": "gamma", "Erfinv": "erfinv", "Erfcinv": "erfcinv",
+    "Erfcx": "erfcx", "Log1mexp": "log1mexp", "XlogX": "xlogx",
+    "XlogY0": "xlogy0", "I0": "i0", "I1": "i1", "GammaInc": "gammainc",
+    "GammaIncC": "gammaincc", "BetaInc": "betainc", "Tan": "tan",
+    "ArcSin": "arcsin", "ArcCos": "arccos", "ArcTan": "arctan",
+    "ArcTan2": "arctan2", "Sinh": "sinh", "Cosh": "cosh",
+    "ArcSinh": "arcsinh", "ArcCosh": "arccosh", "ArcTanh": "arctanh",
+    "Exp2": "exp2", "Trunc": "trunc", "RoundHalfToEven": "round_half_to_even",
 }
 # Bitwise in PyTensor, logical in graphjit: the same only on bools.
 _BOOL_ONLY = {"AND": "and", "OR": "or", "Invert": "not"}
@@ -33,7 +43,11 @@ _BOOL_ONLY = {"AND": "and", "OR": "or", "Invert": "not"}
 # Ops whose integer inputs give a float (NumPy's rule, which graphjit keeps).
 _FLOAT_FNS = {"exp", "log", "log1p", "expm1", "sqrt", "sigmoid", "softplus",
               "tanh", "sin", "cos", "floor", "ceil", "erf", "erfc", "gammaln",
-              "log2", "log10"}
+              "log2", "log10", "psi", "tri_gamma", "polygamma", "gamma",
+              "erfinv", "erfcinv", "erfcx", "log1mexp", "xlogx", "xlogy0",
+              "i0", "i1", "gammainc", "gammaincc", "betainc", "tan", "arcsin",
+              "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh",
+              "arccosh", "arctanh", "exp2", "trunc", "round_half_to_even"}
 _COMPARES = {"eq", "neq", "lt", "le", "gt", "ge", "and", "or", "not"}
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "true_div": "/",
           "int_div": "//", "mod": "%", "pow": "**", "eq": "==", "neq": "!=",

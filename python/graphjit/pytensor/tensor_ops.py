@@ -250,7 +250,10 @@ def alloc(t, node, ins):
             [out] = t.apply("cast", [out],
                             dtype=t.short(node.outputs[0].dtype))
         return [out]
-    shape = [_int_const(t, s) for s in node.inputs[1:]]
+    try:
+        shape = [_int_const(t, s) for s in node.inputs[1:]]
+    except Unsupported:  # sizes known at run time only
+        return t.apply("alloc_to", ins)
     return t.apply("alloc", ins[:1], shape=shape)
 
 
@@ -349,34 +352,103 @@ def split(t, node, ins):
 
 @translates("IncSubtensor")
 def inc_subtensor(t, node, ins):
-    # x[i] or x[start:stop:step] on the first axis, set or incremented:
-    # inc_rows with the rows as a constant index vector.
+    # x[..., i, ...] or x[..., a:b:c, ...] on one axis, set or incremented:
+    # inc_rows on that axis (moved first and back by dimshuffle views),
+    # with the rows as a constant vector, or made by arange at run time
+    # where the axis's length is known then only.
     from pytensor.tensor.subtensor import get_idx_list
-    index = get_idx_list(node.inputs[1:], node.op.idx_list)
-    if len(index) != 1:
-        raise Unsupported("an index of more than the first axis")
+    index = list(get_idx_list(node.inputs[1:], node.op.idx_list))
     x, y = node.inputs[0], node.inputs[1]
-    [entry] = index
-    gy = ins[1]
-    if isinstance(entry, slice):
-        n = x.type.shape[0]
-        if n is None:
-            raise Unsupported("a slice of a first dim of unknown size")
-        bounds = [v if v is None or isinstance(v, int) else _int_const(t, v)
-                  for v in (entry.start, entry.stop, entry.step)]
-        rows = np.arange(n)[slice(*bounds)]
-    else:
-        rows = np.array([_int_const(t, entry)])
-        [gy] = t.apply("dimshuffle", [gy],
-                       pattern=["x"] + list(range(y.type.ndim)))
+    ndim = x.type.ndim
+    index += [slice(None)] * (ndim - len(index))
+    active = [k for k, e in enumerate(index) if not _full_slice(e)]
+    if len(active) != 1:
+        raise Unsupported("an index on %d axes" % len(active))
+    [axis] = active
+    entry = index[axis]
+    gx, gy = ins[0], ins[1]
     if y.type.dtype != x.type.dtype:
         if not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
             raise Unsupported("y of %s into x of %s" % (y.type.dtype,
                                                        x.type.dtype))
         [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
-    rows = t.constant(rows.astype(np.int64), "int64")
-    return t.apply("inc_rows", [ins[0], rows, gy],
-                   set=bool(node.op.set_instead_of_inc))
+    if isinstance(entry, slice):
+        rows = _slice_rows(t, entry, x.type.shape[axis], gx, axis)
+        ydim = y.type.ndim
+    else:
+        rows = _index_row(t, entry, x.type.shape[axis], gx, axis)
+        ydim = y.type.ndim + 1
+        # y lacks the indexed dim: it gets one of size 1 there (when y
+        # reaches that far; otherwise it broadcasts from the left anyway).
+        at = axis - (ndim - ydim)
+        if at >= 0:
+            [gy] = t.apply("dimshuffle", [gy], pattern=list(range(at)) + ["x"]
+                           + list(range(at, y.type.ndim)))
+        else:
+            ydim -= 1
+    setting = bool(node.op.set_instead_of_inc)
+    if axis == 0:
+        return t.apply("inc_rows", [gx, rows, gy], set=setting)
+    # y to x's rank, then the axis first for both, and back after.
+    if ydim < ndim:
+        [gy] = t.apply("dimshuffle", [gy], pattern=["x"] * (ndim - ydim)
+                       + list(range(ydim)))
+    perm = [axis] + [d for d in range(ndim) if d != axis]
+    back = [perm.index(d) for d in range(ndim)]
+    [xt] = t.apply("dimshuffle", [gx], pattern=perm)
+    [yt] = t.apply("dimshuffle", [gy], pattern=perm)
+    [out] = t.apply("inc_rows", [xt, rows, yt], set=setting)
+    return t.apply("dimshuffle", [out], pattern=back)
+
+
+def _full_slice(e):
+    return isinstance(e, slice) and e.start is None and e.stop is None \
+        and e.step in (None, 1)
+
+
+def _slice_bound(t, v):
+    if v is None or isinstance(v, int):
+        return v
+    return _int_const(t, v)
+
+
+def _slice_rows(t, entry, n, gx, axis):
+    bounds = [_slice_bound(t, v) for v in (entry.start, entry.stop,
+                                           entry.step)]
+    if n is not None:
+        rows = np.arange(n)[slice(*bounds)]
+        return t.constant(rows.astype(np.int64), "int64")
+    start, stop, step = bounds
+    step = 1 if step is None else step
+    if step <= 0:
+        raise Unsupported("a negative step on a dim of unknown size")
+    [size] = t.apply("shape", [gx], axis=axis)
+
+    def clamp(v, default):
+        # Python's slice bound against a length known at run time.
+        if v is None:
+            return default
+        c = t.constant(v, "int64")
+        if v >= 0:
+            return t.apply("minimum", [c, size])[0]
+        zero = t.constant(0, "int64")
+        [shifted] = t.apply("add", [size, c])
+        return t.apply("maximum", [shifted, zero])[0]
+    lo = clamp(start, t.constant(0, "int64"))
+    hi = clamp(stop, size)
+    return t.apply("arange", [lo, hi, t.constant(step, "int64")],
+                   dtype="i64")[0]
+
+
+def _index_row(t, entry, n, gx, axis):
+    i = _int_const(t, entry)
+    if i < 0:
+        if n is None:
+            [size] = t.apply("shape", [gx], axis=axis)
+            [row] = t.apply("add", [size, t.constant(i, "int64")])
+            return t.apply("dimshuffle", [row], pattern=["x"])[0]
+        i += n
+    return t.constant(np.array([i], np.int64), "int64")
 
 
 @translates("SoftmaxGrad")
@@ -415,3 +487,33 @@ def cumop(t, node, ins):
     if out.dtype != node.outputs[0].dtype:
         [out] = t.apply("cast", [out], dtype=t.short(node.outputs[0].dtype))
     return [out]
+
+
+@translates("SpecifyShape")
+def specify_shape(t, node, ins):
+    # Constant sizes only (what PyTensor's static shapes come from); a
+    # size computed at run time runs PyTensor's perform.
+    sizes = []
+    for s in node.inputs[1:]:
+        data = getattr(s, "data", None) if s.owner is None else None
+        if s.owner is None and data is None:
+            sizes.append(-1)  # None: any size
+        elif s.owner is None and np.ndim(data) == 0 and \
+                np.asarray(data).dtype.kind in "iu":
+            sizes.append(int(data))
+        else:
+            raise Unsupported("a size known at run time only")
+    return t.apply("specify_shape", ins[:1], shape=sizes)
+
+
+specify_shape.takes_constants = True
+
+
+@translates("CheckAndRaise")
+def check_and_raise(t, node, ins):
+    # CheckAndRaise and Assert: graphjit checks, and the bridge raises the
+    # op's own exception with its message (linker.py).
+    conds = ins[1:]
+    if any(v.shape for v in conds):
+        raise Unsupported("a condition that is not a scalar")
+    return t.apply("assert", ins)

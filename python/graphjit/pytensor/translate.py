@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from .. import _graphjit
+from . import array_ops, linalg_ops  # noqa: F401  (register translators)
 from .scalar_ops import DTYPES, Unsupported
 from .tensor_ops import check_dtypes, translator_for, unread_buffers
 
@@ -40,6 +41,10 @@ def _static_shape(var):
 
 def _is_scalar_type(var):
     return type(var.type).__name__ == "ScalarType"
+
+
+def _is_op_from_graph(op):
+    return any(c.__name__ == "OpFromGraph" for c in type(op).__mro__)
 
 
 class Cell:
@@ -146,10 +151,18 @@ class Translation:
 
     def _node(self, node):
         fn = translator_for(node.op)
-        if fn is not None and all(holds(i) for i in node.inputs):
+        if fn is None and _is_op_from_graph(node.op):
+            self._inline(node)
+            return
+        # A translator that reads constants graphjit cannot hold (None for
+        # SpecifyShape's free dims) gets None for them.
+        loose = getattr(fn, "takes_constants", False)
+        if fn is not None and all(holds(i) or (loose and i.owner is None)
+                                  for i in node.inputs):
             try:
                 check_dtypes(node)
-                ins = [self._value(i) for i in node.inputs]
+                ins = [self._value(i) if holds(i) else None
+                       for i in node.inputs]
                 outs = fn(self, node, ins)
                 outs = [self._as_type(o, v) for o, v in zip(outs, node.outputs)]
                 for var, out in zip(node.outputs, outs):
@@ -162,6 +175,29 @@ class Translation:
         elif fn is None:
             self.fallback_reason[node] = "no graphjit op"
         self._python_node(node)
+
+    def _inline(self, node):
+        """An OpFromGraph's inner graph, copied onto the node's inputs and
+        translated node by node in place of it: its Applies cite the
+        node's line, so the profile shows them as the node's."""
+        from pytensor.graph.basic import io_toposort
+        from pytensor.graph.replace import clone_replace
+        op = node.op
+        outs = clone_replace(list(op.inner_outputs),
+                             replace=dict(zip(op.inner_inputs, node.inputs)))
+        inner = io_toposort(list(node.inputs), outs)
+        for n in inner:
+            self._node(n)
+        for var, out in zip(node.outputs, outs):
+            v = self._value(out)
+            if not isinstance(v, Cell):
+                v = self._as_type(v, var)
+            self.vals[var] = v
+        self.compiled[node] = all(self.compiled.get(n, True) for n in inner)
+        if not self.compiled[node]:
+            self.fallback_reason[node] = "inner nodes run as Py: " + ", ".join(
+                sorted({str(n.op) for n in inner
+                        if not self.compiled.get(n, True)}))
 
     def _as_type(self, out, var):
         if out.dtype != var.type.dtype:

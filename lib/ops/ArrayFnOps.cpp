@@ -1,0 +1,505 @@
+//===- ArrayFnOps.cpp - alloc_to, arange, copy, diagonal, sort, ... -------===//
+//
+//   alloc_to(v, d0, d1, ...)   a new array of shape (d0, d1, ...), the 0-d
+//                              integer inputs, holding v broadcast to it
+//                              (PyTensor's Alloc to a shape known at run time)
+//   arange(start, stop, step, dtype=i64)   np.arange, from 0-d inputs
+//   copy(x)                    a new C-contiguous array equal to x
+//                              (PyTensor's DeepCopyOp)
+//   diagonal(x, offset=0, axis1=0, axis2=1)   np.diagonal, as a new array
+//   alloc_diag(v, offset=0, axis1=0, axis2=1)  zeros with v's last dim on
+//                              the offset diagonal of axes axis1 < axis2, the
+//                              other axes v's leading dims (PyTensor's
+//                              AllocDiag; np.diag for a vector)
+//   sort(x, axis=-1), argsort(x, axis=-1)   np.sort and np.argsort (stable:
+//                              equal elements keep their order; NaN last);
+//                              without an axis, of the flattened array
+//   pivot_to_permutation(p, inverse=false)   LAPACK's 0-based row swaps
+//                              (?getrf's pivots) as the permutation they
+//                              make, or its inverse (PyTensor's
+//                              PivotToPermutations)
+//
+// Each output's shape comes from input values or is plain to compute, so
+// prepare() makes it and compute() fills it, for perform and the JIT alike.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ArrayFnOps.h"
+#include "Strided.h"
+#include "StructuralUtil.h"
+#include "graphjit/OpRegistry.h"
+#include "ops/StandardOps.h"
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using namespace graphjit;
+using llvm::Error;
+using llvm::Expected;
+
+namespace {
+
+struct FnName {
+  const char *Format, *Class;
+};
+constexpr FnName Names[] = {
+    {"alloc_to", "Alloc"},     {"arange", "ARange"},
+    {"copy", "DeepCopyOp"},    {"diagonal", "ExtractDiag"},
+    {"alloc_diag", "AllocDiag"}, {"sort", "SortOp"},
+    {"argsort", "ArgSortOp"},  {"pivot_to_permutation", "PivotToPermutations"},
+};
+
+const FnName &names(ArrayFn F) { return Names[unsigned(F)]; }
+
+/// The two diagonal axes of an array of rank R, normalized and checked.
+Expected<std::pair<unsigned, unsigned>> diagAxes(const ArrayFnParams &P,
+                                                 unsigned R) {
+  Expected<unsigned> A1 = checkAxis(P.Axis1, R), A2 = checkAxis(P.Axis2, R);
+  if (!A1)
+    return A1.takeError();
+  if (!A2)
+    return A2.takeError();
+  if (*A1 == *A2)
+    return opError("axis1 and axis2 cannot be the same");
+  return std::make_pair(*A1, *A2);
+}
+
+int64_t diagLength(int64_t Rows, int64_t Cols, int64_t Offset) {
+  int64_t N = Offset >= 0 ? std::min(Rows, Cols - Offset)
+                          : std::min(Rows + Offset, Cols);
+  return std::max<int64_t>(N, 0);
+}
+
+/// np.sort's order: NaN after everything else.
+template <typename T> bool before(T A, T B) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(B))
+      return !std::isnan(A);
+  return A < B;
+}
+
+} // namespace
+
+std::string ArrayFnOp::name() const {
+  switch (P.Fn) {
+  case ArrayFn::Arange:
+    return std::string("ARange{dtype=") + dtypeName(P.Dtype).str() + "}";
+  case ArrayFn::Diagonal:
+  case ArrayFn::AllocDiag:
+    return std::string(names(P.Fn).Class) + "{offset=" +
+           std::to_string(P.Offset) + ", axis1=" + std::to_string(P.Axis1) +
+           ", axis2=" + std::to_string(P.Axis2) + "}";
+  case ArrayFn::Sort:
+  case ArrayFn::Argsort:
+    return std::string(names(P.Fn).Class) + "{axis=" +
+           (P.Axis ? std::to_string(*P.Axis) : std::string("None")) + "}";
+  case ArrayFn::PivotToPermutation:
+    return std::string("PivotToPermutations{inverse=") +
+           (P.Inverse ? "True" : "False") + "}";
+  default:
+    return names(P.Fn).Class;
+  }
+}
+
+llvm::StringRef ArrayFnOp::className() const { return names(P.Fn).Class; }
+
+Expected<std::vector<TensorType>>
+ArrayFnOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
+  const TensorType &X = In[0];
+  auto Scalars = [&](size_t From, const char *What) -> Error {
+    for (size_t I = From; I < In.size(); ++I)
+      if (In[I].rank() != 0 || isFloat(In[I].Dtype) == (What[0] == 'i'))
+        return opError(llvm::Twine(names(P.Fn).Format) + ": input " +
+                       llvm::Twine(I) + " must be a 0-d " + What + ", not " +
+                       In[I].str());
+    return Error::success();
+  };
+  switch (P.Fn) {
+  case ArrayFn::AllocTo: {
+    if (Error E = Scalars(1, "integer"))
+      return E;
+    size_t R = In.size() - 1;
+    if (X.rank() > R)
+      return opError("alloc_to: v of rank " + llvm::Twine(X.rank()) +
+                     " into " + llvm::Twine(R) + " dims");
+    return std::vector<TensorType>{
+        TensorType(X.Dtype, std::vector<Dim>(R, Dim::unknown()))};
+  }
+  case ArrayFn::Arange:
+    for (const TensorType &T : In)
+      if (T.rank() != 0)
+        return opError("arange: start, stop and step are 0-d, not " + T.str());
+    return std::vector<TensorType>{TensorType(P.Dtype, {Dim::unknown()})};
+  case ArrayFn::Copy:
+    return std::vector<TensorType>{X};
+  case ArrayFn::Diagonal: {
+    if (X.rank() < 2)
+      return opError("diagonal: an array of rank 2 or more, not " + X.str());
+    auto Axes = diagAxes(P, X.rank());
+    if (!Axes)
+      return Axes.takeError();
+    std::vector<Dim> Dims;
+    for (unsigned D = 0; D < X.rank(); ++D)
+      if (D != Axes->first && D != Axes->second)
+        Dims.push_back(X.Dims[D]);
+    const Dim &R = X.Dims[Axes->first], &C = X.Dims[Axes->second];
+    Dims.push_back(R.isKnown() && C.isKnown()
+                       ? Dim::known(diagLength(R.Size, C.Size, P.Offset))
+                       : Dim::unknown());
+    return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
+  }
+  case ArrayFn::AllocDiag: {
+    if (X.rank() < 1)
+      return opError("alloc_diag: a vector or more, not " + X.str());
+    auto Axes = diagAxes(P, X.rank() + 1);
+    if (!Axes)
+      return Axes.takeError();
+    const Dim &L = X.Dims.back();
+    Dim N = L.isKnown() ? Dim::known(L.Size + std::abs(P.Offset))
+                        : Dim::unknown();
+    std::vector<Dim> Dims;
+    size_t Lead = 0;
+    for (unsigned D = 0; D <= X.rank(); ++D)
+      Dims.push_back(D == Axes->first || D == Axes->second ? N
+                                                           : X.Dims[Lead++]);
+    return std::vector<TensorType>{TensorType(X.Dtype, std::move(Dims))};
+  }
+  case ArrayFn::Sort:
+  case ArrayFn::Argsort: {
+    DType T = P.Fn == ArrayFn::Sort ? X.Dtype : DType::I64;
+    if (!P.Axis) {
+      int64_t N = 1;
+      for (const Dim &D : X.Dims)
+        N = D.isKnown() && N >= 0 ? N * D.Size : -1;
+      return std::vector<TensorType>{
+          TensorType(T, {N >= 0 ? Dim::known(N) : Dim::unknown()})};
+    }
+    if (Expected<unsigned> A = checkAxis(*P.Axis, X.rank()); !A)
+      return A.takeError();
+    return std::vector<TensorType>{TensorType(T, X.Dims)};
+  }
+  case ArrayFn::PivotToPermutation:
+    if (X.rank() != 1 || isFloat(X.Dtype))
+      return opError("pivot_to_permutation: an integer vector, not " +
+                     X.str());
+    return std::vector<TensorType>{TensorType(DType::I64, X.Dims)};
+  }
+  return opError("unknown array function");
+}
+
+Error ArrayFnOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
+                         const ExecContext &) const {
+  const NDArray &X = In[0];
+  switch (P.Fn) {
+  case ArrayFn::AllocTo: {
+    Shape S;
+    for (size_t I = 1; I < In.size(); ++I) {
+      int64_t D = In[I].getInt(0);
+      if (D < 0)
+        return opError("alloc_to: a negative dimension " + llvm::Twine(D));
+      S.push_back(D);
+    }
+    size_t Lead = S.size() - X.rank();
+    for (size_t D = 0; D < X.rank(); ++D)
+      if (X.dim(D) != 1 && X.dim(D) != S[Lead + D])
+        return opError("alloc_to: could not broadcast v of shape " +
+                       compactShapeStr(X.shape()) + " to " +
+                       compactShapeStr(S));
+    return createOutput(Out[0], X.dtype(), S);
+  }
+  case ArrayFn::Arange: {
+    double Start = In[0].getDouble(0), Stop = In[1].getDouble(0),
+           Step = In[2].getDouble(0);
+    if (Step == 0)
+      return opError("arange: step is 0 (Maximum allowed size exceeded)");
+    double Len = std::ceil((Stop - Start) / Step);
+    if (!(Len < 9.0e15))
+      return opError("arange: too many elements");
+    return createOutput(Out[0], P.Dtype, {std::max<int64_t>(int64_t(Len), 0)});
+  }
+  case ArrayFn::Copy:
+    return createOutput(Out[0], X.dtype(), X.shape());
+  case ArrayFn::Diagonal: {
+    auto Axes = diagAxes(P, X.rank());
+    if (!Axes)
+      return Axes.takeError();
+    Shape S;
+    for (unsigned D = 0; D < X.rank(); ++D)
+      if (D != Axes->first && D != Axes->second)
+        S.push_back(X.dim(D));
+    S.push_back(diagLength(X.dim(Axes->first), X.dim(Axes->second), P.Offset));
+    return createOutput(Out[0], X.dtype(), S);
+  }
+  case ArrayFn::AllocDiag: {
+    auto Axes = diagAxes(P, X.rank() + 1);
+    if (!Axes)
+      return Axes.takeError();
+    int64_t N = X.shape().back() + std::abs(P.Offset);
+    Shape S;
+    size_t Lead = 0;
+    for (unsigned D = 0; D <= X.rank(); ++D)
+      S.push_back(D == Axes->first || D == Axes->second ? N : X.dim(Lead++));
+    return createOutput(Out[0], X.dtype(), S);
+  }
+  case ArrayFn::Sort:
+  case ArrayFn::Argsort: {
+    DType T = P.Fn == ArrayFn::Sort ? X.dtype() : DType::I64;
+    if (!P.Axis)
+      return createOutput(Out[0], T, {X.numElements()});
+    if (Expected<unsigned> A = checkAxis(*P.Axis, X.rank()); !A)
+      return A.takeError();
+    return createOutput(Out[0], T, X.shape());
+  }
+  case ArrayFn::PivotToPermutation:
+    return createOutput(Out[0], DType::I64, X.shape());
+  }
+  return opError("unknown array function");
+}
+
+namespace {
+
+/// Sorts (or argsorts) every line of X along Axis into Out (both of the
+/// same shape; Out is C-contiguous).
+void sortLines(const NDArray &X, const NDArray &Out, unsigned Axis,
+               bool Indices) {
+  Shape Lines = X.shape(), XStrides = X.strides(), OStrides = Out.strides();
+  int64_t Len = Lines[Axis], XStep = XStrides[Axis], OStep = OStrides[Axis];
+  Lines.erase(Lines.begin() + Axis);
+  XStrides.erase(XStrides.begin() + Axis);
+  OStrides.erase(OStrides.begin() + Axis);
+  LoopOperand Ops[2] = {{X.data(), XStrides}, {Out.data(), OStrides}};
+  std::vector<int64_t> Order(static_cast<size_t>(std::max<int64_t>(Len, 0)));
+  dispatchDType(X.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    forEachRow(Lines, Ops, [&](char **Ptr, const int64_t *St, int64_t N) {
+      for (int64_t K = 0; K < N; ++K) {
+        const char *Src = Ptr[0] + K * St[0];
+        char *Dst = Ptr[1] + K * St[1];
+        auto At = [&](int64_t I) {
+          return *reinterpret_cast<const T *>(Src + I * XStep);
+        };
+        std::iota(Order.begin(), Order.end(), 0);
+        std::stable_sort(Order.begin(), Order.end(), [&](int64_t A, int64_t B) {
+          return before(At(A), At(B));
+        });
+        for (int64_t I = 0; I < Len; ++I) {
+          if (Indices)
+            *reinterpret_cast<int64_t *>(Dst + I * OStep) = Order[size_t(I)];
+          else
+            *reinterpret_cast<T *>(Dst + I * OStep) = At(Order[size_t(I)]);
+        }
+      }
+    });
+  });
+}
+
+} // namespace
+
+Error ArrayFnOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
+                         const ExecContext &) const {
+  const NDArray &X = In[0], &O = Out[0];
+  switch (P.Fn) {
+  case ArrayFn::AllocTo: {
+    // v seen with O's shape: stride 0 along the dims it broadcasts.
+    Shape St(O.rank(), 0);
+    size_t Lead = O.rank() - X.rank();
+    for (size_t D = 0; D < X.rank(); ++D)
+      if (X.dim(D) != 1)
+        St[Lead + D] = X.strides()[D];
+    copyConvert(X.view(O.shape(), St), O);
+    return Error::success();
+  }
+  case ArrayFn::Arange: {
+    double Start = In[0].getDouble(0), Step = In[2].getDouble(0);
+    bool Integral = !isFloat(In[0].dtype()) && !isFloat(In[1].dtype()) &&
+                    !isFloat(In[2].dtype());
+    int64_t IStart = In[0].getInt(0), IStep = In[2].getInt(0);
+    dispatchDType(O.dtype(), [&](auto Tag) {
+      using T = typename decltype(Tag)::type;
+      T *Dst = O.dataAs<T>();
+      for (int64_t I = 0; I < O.numElements(); ++I)
+        Dst[I] = Integral ? T(IStart + I * IStep) : T(Start + double(I) * Step);
+    });
+    return Error::success();
+  }
+  case ArrayFn::Copy:
+    copyConvert(X, O);
+    return Error::success();
+  case ArrayFn::Diagonal: {
+    auto Axes = diagAxes(P, X.rank());
+    if (!Axes)
+      return Axes.takeError();
+    // The diagonal as a strided view of X: one step along both axes.
+    int64_t S1 = X.strides()[Axes->first], S2 = X.strides()[Axes->second];
+    Shape St;
+    for (unsigned D = 0; D < X.rank(); ++D)
+      if (D != Axes->first && D != Axes->second)
+        St.push_back(X.strides()[D]);
+    St.push_back(S1 + S2);
+    int64_t Start = P.Offset >= 0 ? P.Offset * S2 : -P.Offset * S1;
+    if (O.numElements() == 0)
+      return Error::success();
+    copyConvert(NDArray::wrap(X.data() + Start, X.dtype(), O.shape(), St), O);
+    return Error::success();
+  }
+  case ArrayFn::AllocDiag: {
+    auto Axes = diagAxes(P, X.rank() + 1);
+    if (!Axes)
+      return Axes.takeError();
+    fillWith(O, 0);
+    // X's elements land at a strided view of O: X's leading dims on O's
+    // other axes, its last dim one step along both diagonal axes.
+    int64_t S1 = O.strides()[Axes->first], S2 = O.strides()[Axes->second];
+    Shape St;
+    for (unsigned D = 0; D <= X.rank(); ++D)
+      if (D != Axes->first && D != Axes->second)
+        St.push_back(O.strides()[D]);
+    St.push_back(S1 + S2);
+    int64_t Start = P.Offset >= 0 ? P.Offset * S2 : -P.Offset * S1;
+    if (X.numElements() != 0)
+      copyConvert(X, NDArray::wrap(O.data() + Start, O.dtype(), X.shape(), St));
+    return Error::success();
+  }
+  case ArrayFn::Sort:
+  case ArrayFn::Argsort: {
+    bool Indices = P.Fn == ArrayFn::Argsort;
+    if (!P.Axis) {
+      NDArray Flat = X.contiguous();
+      Flat = Flat.view({X.numElements()}, {int64_t(X.elementSize())});
+      sortLines(Flat, O, 0, Indices);
+      return Error::success();
+    }
+    sortLines(X, O, *checkAxis(*P.Axis, X.rank()), Indices);
+    return Error::success();
+  }
+  case ArrayFn::PivotToPermutation: {
+    int64_t N = X.numElements();
+    std::vector<int64_t> Perm(static_cast<size_t>(N));
+    std::iota(Perm.begin(), Perm.end(), 0);
+    for (int64_t I = 0; I < N; ++I) {
+      int64_t J = X.getInt(I);
+      if (J < 0 || J >= N)
+        return opError("pivot_to_permutation: pivot " + llvm::Twine(J) +
+                       " out of range for " + llvm::Twine(N) + " rows");
+      std::swap(Perm[size_t(I)], Perm[size_t(J)]);
+    }
+    int64_t *Dst = O.dataAs<int64_t>();
+    for (int64_t I = 0; I < N; ++I) {
+      if (P.Inverse)
+        Dst[I] = Perm[size_t(I)];
+      else
+        Dst[Perm[size_t(I)]] = I; // the argsort of a permutation
+    }
+    return Error::success();
+  }
+  }
+  return Error::success();
+}
+
+namespace {
+
+Expected<OpRef> makeArrayFn(ArrayFn F, const AttrMap &Attrs) {
+  const char *Name = names(F).Format;
+  AttrReader R(Name, Attrs);
+  ArrayFnParams P;
+  P.Fn = F;
+  auto Int = [&](llvm::StringRef Key, int64_t Default,
+                 int64_t &Into) -> Error {
+    Expected<int64_t> V = R.getInt(Key, Default);
+    if (!V)
+      return V.takeError();
+    Into = *V;
+    return Error::success();
+  };
+  switch (F) {
+  case ArrayFn::Arange: {
+    if (Error E = R.checkOnly({"dtype"}))
+      return E;
+    if (R.has("dtype")) {
+      Expected<std::string> D = R.getIdent("dtype");
+      if (!D)
+        return D.takeError();
+      std::optional<DType> T = parseDType(*D);
+      if (!T || *T == DType::Bool)
+        return attrError("dtype", "arange: no dtype '" + *D + "'");
+      P.Dtype = *T;
+    }
+    break;
+  }
+  case ArrayFn::Diagonal:
+  case ArrayFn::AllocDiag:
+    if (Error E = R.checkOnly({"offset", "axis1", "axis2"}))
+      return E;
+    if (Error E = Int("offset", 0, P.Offset))
+      return E;
+    if (Error E = Int("axis1", 0, P.Axis1))
+      return E;
+    if (Error E = Int("axis2", 1, P.Axis2))
+      return E;
+    break;
+  case ArrayFn::Sort:
+  case ArrayFn::Argsort:
+    if (Error E = R.checkOnly({"axis"}))
+      return E;
+    if (R.has("axis")) {
+      int64_t A = 0;
+      if (Error E = Int("axis", -1, A))
+        return E;
+      P.Axis = A;
+    }
+    break;
+  case ArrayFn::PivotToPermutation: {
+    if (Error E = R.checkOnly({"inverse"}))
+      return E;
+    Expected<bool> V = R.getBool("inverse", false);
+    if (!V)
+      return V.takeError();
+    P.Inverse = *V;
+    break;
+  }
+  default:
+    if (Error E = R.checkOnly({}))
+      return E;
+  }
+  return std::make_shared<ArrayFnOp>(Name, Attrs, P);
+}
+
+} // namespace
+
+void graphjit::registerArrayFnOps(OpRegistry &R) {
+  struct Spec {
+    ArrayFn Fn;
+    unsigned MinIn;
+    int MaxIn;
+    const char *Summary;
+  };
+  const Spec Specs[] = {
+      {ArrayFn::AllocTo, 1, -1,
+       "v broadcast into a new array of the shape its 0-d integer inputs "
+       "give: alloc_to(v, n, m)"},
+      {ArrayFn::Arange, 3, 3,
+       "np.arange(start, stop, step) from 0-d inputs: arange(a, b, s, "
+       "dtype=i64)"},
+      {ArrayFn::Copy, 1, 1, "a new C-contiguous array equal to x: copy(x)"},
+      {ArrayFn::Diagonal, 1, 1,
+       "np.diagonal, as a new array: diagonal(x, offset=0, axis1=0, "
+       "axis2=1)"},
+      {ArrayFn::AllocDiag, 1, 1,
+       "zeros with v's last dim on a diagonal (np.diag of a vector): "
+       "alloc_diag(v, offset=0, axis1=0, axis2=1)"},
+      {ArrayFn::Sort, 1, 1,
+       "np.sort along an axis (NaN last; no axis: the flattened array): "
+       "sort(x, axis=-1)"},
+      {ArrayFn::Argsort, 1, 1,
+       "np.argsort along an axis, stable: argsort(x, axis=-1)"},
+      {ArrayFn::PivotToPermutation, 1, 1,
+       "?getrf's 0-based pivots as a permutation (or its inverse): "
+       "pivot_to_permutation(p, inverse=false)"},
+  };
+  for (const Spec &S : Specs) {
+    ArrayFn Fn = S.Fn;
+    R.add(OpSpec{names(Fn).Format, S.MinIn, S.MaxIn,
+                 [Fn](const AttrMap &A, unsigned) { return makeArrayFn(Fn, A); },
+                 S.Summary});
+  }
+}

@@ -1,0 +1,166 @@
+//===- LapackKernels.cpp - One matrix through LAPACK ----------------------===//
+//
+// LAPACK's Fortran entry points (the OpenBLAS graphjit links provides
+// them), declared here with gfortran's calling convention: every argument
+// by address, a hidden length after the last argument for each character
+// argument. Only the routines the LAPACK ops call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LapackKernels.h"
+#include <cstddef>
+
+using namespace graphjit;
+
+extern "C" {
+void spotrf_(const char *, const int *, float *, const int *, int *, size_t);
+void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
+void spotrs_(const char *, const int *, const int *, const float *,
+             const int *, float *, const int *, int *, size_t);
+void dpotrs_(const char *, const int *, const int *, const double *,
+             const int *, double *, const int *, int *, size_t);
+void strtrs_(const char *, const char *, const char *, const int *,
+             const int *, const float *, const int *, float *, const int *,
+             int *, size_t, size_t, size_t);
+void dtrtrs_(const char *, const char *, const char *, const int *,
+             const int *, const double *, const int *, double *, const int *,
+             int *, size_t, size_t, size_t);
+void sgesv_(const int *, const int *, float *, const int *, int *, float *,
+            const int *, int *);
+void dgesv_(const int *, const int *, double *, const int *, int *, double *,
+            const int *, int *);
+void sposv_(const char *, const int *, const int *, float *, const int *,
+            float *, const int *, int *, size_t);
+void dposv_(const char *, const int *, const int *, double *, const int *,
+            double *, const int *, int *, size_t);
+void ssysv_(const char *, const int *, const int *, float *, const int *,
+            int *, float *, const int *, float *, const int *, int *, size_t);
+void dsysv_(const char *, const int *, const int *, double *, const int *,
+            int *, double *, const int *, double *, const int *, int *,
+            size_t);
+void sgetrf_(const int *, const int *, float *, const int *, int *, int *);
+void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
+void sgetri_(const int *, float *, const int *, const int *, float *,
+             const int *, int *);
+void dgetri_(const int *, double *, const int *, const int *, double *,
+             const int *, int *);
+}
+
+namespace {
+
+/// The float or double routine of each pair, chosen by T.
+template <typename T> struct Routines;
+
+template <> struct Routines<float> {
+  static constexpr auto potrf = spotrf_;
+  static constexpr auto potrs = spotrs_;
+  static constexpr auto trtrs = strtrs_;
+  static constexpr auto gesv = sgesv_;
+  static constexpr auto posv = sposv_;
+  static constexpr auto sysv = ssysv_;
+  static constexpr auto getrf = sgetrf_;
+  static constexpr auto getri = sgetri_;
+};
+
+template <> struct Routines<double> {
+  static constexpr auto potrf = dpotrf_;
+  static constexpr auto potrs = dpotrs_;
+  static constexpr auto trtrs = dtrtrs_;
+  static constexpr auto gesv = dgesv_;
+  static constexpr auto posv = dposv_;
+  static constexpr auto sysv = dsysv_;
+  static constexpr auto getrf = dgetrf_;
+  static constexpr auto getri = dgetri_;
+};
+
+char uplo(bool Lower) { return Lower ? 'L' : 'U'; }
+
+int leading(int N) { return N > 0 ? N : 1; }
+
+} // namespace
+
+template <typename T> int lapack::cholesky(int N, T *A, bool Lower) {
+  int Info = 0, Ld = leading(N);
+  char U = uplo(Lower);
+  Routines<T>::potrf(&U, &N, A, &Ld, &Info, 1);
+  // potrf leaves the other triangle as it was: SciPy zeroes it.
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < N; ++I)
+      if (Lower ? I < J : I > J)
+        A[I + size_t(J) * N] = T(0);
+  return Info;
+}
+
+template <typename T>
+int lapack::solveTriangular(int N, int NRhs, const T *A, T *B, bool Lower,
+                            bool Transposed, bool UnitDiagonal) {
+  int Info = 0, Ld = leading(N);
+  char U = uplo(Lower), Tr = Transposed ? 'T' : 'N', D = UnitDiagonal ? 'U' : 'N';
+  Routines<T>::trtrs(&U, &Tr, &D, &N, &NRhs, A, &Ld, B, &Ld, &Info, 1, 1, 1);
+  return Info;
+}
+
+template <typename T>
+int lapack::solve(int N, int NRhs, T *A, T *B, int Assume, bool Lower,
+                  std::vector<int> &Pivots) {
+  int Info = 0, Ld = leading(N);
+  char U = uplo(Lower);
+  Pivots.resize(size_t(Ld));
+  switch (Assume) {
+  case 1: { // symmetric: ?sysv with its optimal work array
+    T Query = 0;
+    int LWork = -1;
+    Routines<T>::sysv(&U, &N, &NRhs, A, &Ld, Pivots.data(), B, &Ld, &Query,
+                      &LWork, &Info, 1);
+    LWork = Query > 1 ? int(Query) : 1;
+    std::vector<T> Work(static_cast<size_t>(LWork));
+    Routines<T>::sysv(&U, &N, &NRhs, A, &Ld, Pivots.data(), B, &Ld,
+                      Work.data(), &LWork, &Info, 1);
+    return Info;
+  }
+  case 2:
+    Routines<T>::posv(&U, &N, &NRhs, A, &Ld, B, &Ld, &Info, 1);
+    return Info;
+  default:
+    Routines<T>::gesv(&N, &NRhs, A, &Ld, Pivots.data(), B, &Ld, &Info);
+    return Info;
+  }
+}
+
+template <typename T>
+int lapack::choleskySolve(int N, int NRhs, const T *C, T *B, bool Lower) {
+  int Info = 0, Ld = leading(N);
+  char U = uplo(Lower);
+  Routines<T>::potrs(&U, &N, &NRhs, C, &Ld, B, &Ld, &Info, 1);
+  return Info;
+}
+
+template <typename T> int lapack::luFactor(int N, T *A, std::vector<int> &Pivots) {
+  int Info = 0, Ld = leading(N);
+  Pivots.resize(size_t(Ld));
+  Routines<T>::getrf(&N, &N, A, &Ld, Pivots.data(), &Info);
+  return Info;
+}
+
+template <typename T>
+int lapack::inverseFromLU(int N, T *A, const std::vector<int> &Pivots) {
+  int Info = 0, Ld = leading(N), LWork = -1;
+  T Query = 0;
+  Routines<T>::getri(&N, A, &Ld, Pivots.data(), &Query, &LWork, &Info);
+  LWork = Query > 1 ? int(Query) : 1;
+  std::vector<T> Work(static_cast<size_t>(LWork));
+  Routines<T>::getri(&N, A, &Ld, Pivots.data(), Work.data(), &LWork, &Info);
+  return Info;
+}
+
+#define GRAPHJIT_LAPACK_INSTANTIATE(T)                                         \
+  template int lapack::cholesky<T>(int, T *, bool);                            \
+  template int lapack::solveTriangular<T>(int, int, const T *, T *, bool,      \
+                                          bool, bool);                         \
+  template int lapack::solve<T>(int, int, T *, T *, int, bool,                 \
+                                std::vector<int> &);                           \
+  template int lapack::choleskySolve<T>(int, int, const T *, T *, bool);       \
+  template int lapack::luFactor<T>(int, T *, std::vector<int> &);              \
+  template int lapack::inverseFromLU<T>(int, T *, const std::vector<int> &);
+GRAPHJIT_LAPACK_INSTANTIATE(float)
+GRAPHJIT_LAPACK_INSTANTIATE(double)

@@ -1,0 +1,108 @@
+"""PyTensor's linear algebra as graphjit's LAPACK ops (lib/ops/LapackOps.cpp):
+Cholesky, SolveTriangular, Solve, CholeskySolve, MatrixInverse, Det and
+SLogDet, alone or in a Blockwise (graphjit's ops take the batch dims).
+
+PyTensor's Cholesky and solves give NaNs for a matrix LAPACK refuses (not
+positive definite, singular); graphjit's ops do the same with
+on_error=nan. MatrixInverse raises NumPy's LinAlgError, as np.linalg.inv.
+"""
+from .scalar_ops import Unsupported
+from .tensor_ops import translates, translator_for
+
+
+def _flag(op, name, default=False):
+    return bool(getattr(op, name, default))
+
+
+def _on_error(op):
+    # PyTensor 2.38 and 3.0 fill NaNs; an on_error prop, where a version
+    # has one, says which.
+    return str(getattr(op, "on_error", "nan"))
+
+
+@translates("Cholesky")
+def cholesky(t, node, ins):
+    return t.apply("cholesky", ins, lower=_flag(node.op, "lower", True),
+                   on_error=_on_error(node.op))
+
+
+def _trans(op):
+    trans = getattr(op, "trans", 0)
+    if isinstance(trans, str):
+        trans = {"N": 0, "T": 1, "C": 2}.get(trans.upper())
+        if trans is None:
+            raise Unsupported("trans=%r" % op.trans)
+    return int(trans)
+
+
+@translates("SolveTriangular")
+def solve_triangular(t, node, ins):
+    return t.apply("solve_triangular", ins, lower=_flag(node.op, "lower"),
+                   trans=_trans(node.op),
+                   unit_diagonal=_flag(node.op, "unit_diagonal"),
+                   b_ndim=int(node.op.b_ndim), on_error=_on_error(node.op))
+
+
+# Every assume_a as LAPACK routine graphjit runs: a Hermitian real matrix is
+# symmetric; a tridiagonal or banded one is solved as a general one (the
+# same solution, LU with pivoting).
+_ASSUME = {"gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym",
+           "her": "sym", "hermitian": "sym", "pos": "pos",
+           "positive definite": "pos", "tridiagonal": "gen", "banded": "gen"}
+
+
+@translates("Solve")
+def solve(t, node, ins):
+    assume = _ASSUME.get(str(getattr(node.op, "assume_a", "gen")).lower())
+    if assume is None:
+        raise Unsupported("assume_a=%r" % node.op.assume_a)
+    if _flag(node.op, "transposed"):
+        raise Unsupported("a transposed solve")
+    return t.apply("solve", ins, assume_a=assume,
+                   lower=_flag(node.op, "lower"),
+                   b_ndim=int(node.op.b_ndim), on_error=_on_error(node.op))
+
+
+@translates("CholeskySolve")
+def cho_solve(t, node, ins):
+    return t.apply("cho_solve", ins, lower=_flag(node.op, "lower", True),
+                   b_ndim=int(node.op.b_ndim))
+
+
+@translates("MatrixInverse")
+def inverse(t, node, ins):
+    return t.apply("inv", ins)
+
+
+@translates("Det")
+def det(t, node, ins):
+    return t.apply("det", ins)
+
+
+@translates("SLogDet")
+def slogdet(t, node, ins):
+    return t.apply("slogdet", ins)
+
+
+@translates("LUFactor")
+def lu_factor(t, node, ins):
+    # PyTensor's LUFactor fills NaNs for an exactly singular matrix.
+    return t.apply("lu_factor", ins, on_error="nan")
+
+
+_BATCHED = {cholesky, solve_triangular, solve, cho_solve, inverse, det,
+            slogdet, lu_factor}
+
+
+@translates("Blockwise")
+def blockwise(t, node, ins):
+    # graphjit's LAPACK ops broadcast leading dims as Blockwise does.
+    fn = translator_for(node.op.core_op)
+    if fn not in _BATCHED:
+        raise Unsupported("Blockwise of %s" % node.op.core_op)
+
+    class Batched:  # the node as the core op's translator reads it
+        op = node.op.core_op
+        inputs = node.inputs
+        outputs = node.outputs
+    return fn(t, Batched, ins)

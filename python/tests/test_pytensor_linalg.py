@@ -1,0 +1,198 @@
+"""graphjit.pytensor runs PyTensor's linear algebra (through LAPACK), its
+shape checks and its special functions as compiled code: every node in C,
+and every value equal to PyTensor's own default mode (SciPy and NumPy
+underneath), gradients and batches included; failures raise what PyTensor
+raises."""
+import numpy as np
+import pytest
+
+pytensor = pytest.importorskip("pytensor")
+import pytensor.tensor as pt  # noqa: E402
+from pytensor.tensor import slinalg  # noqa: E402
+
+from pytensor.tensor.xlogx import xlogx, xlogy0  # noqa: E402
+
+import graphjit.pytensor as gjp  # noqa: E402
+
+RNG = np.random.default_rng(3)
+
+
+def compile_both(inputs, outputs):
+    return [pytensor.function(inputs, outputs, mode=m)
+            for m in ("GRAPHJIT", None)]
+
+
+def assert_all_c(f):
+    cov = gjp.coverage(f)
+    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
+
+
+def assert_same(fs, *args, rtol=1e-10, atol=1e-12):
+    got, want = (f(*args) for f in fs)
+    if not isinstance(got, list):
+        got, want = [got], [want]
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def spd(n, batch=(), dtype="float64"):
+    a = RNG.normal(size=batch + (n, n))
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def test_cholesky_and_solves_with_their_gradients():
+    a = pt.dmatrix("a")
+    b = pt.dvector("b")
+    B = pt.dmatrix("B")
+    L = slinalg.cholesky(a)
+    outs = [L, slinalg.cholesky(a, lower=False),
+            slinalg.solve_triangular(L, b, lower=True),
+            slinalg.solve_triangular(L.T, B, lower=False),
+            slinalg.solve(a, b), slinalg.solve(a, B, assume_a="pos"),
+            slinalg.solve(a, b, assume_a="sym"),
+            slinalg.cho_solve((L, True), B),
+            pt.linalg.inv(a), pt.linalg.det(a)]
+    loss = sum(o.sum() for o in outs)
+    outs.append(pt.grad(loss, a))
+    fs = compile_both([a, b, B], outs)
+    assert_all_c(fs[0])
+    for n in (1, 4, 9):
+        assert_same(fs, spd(n), RNG.normal(size=n), RNG.normal(size=(n, 3)),
+                    rtol=1e-8)
+
+
+def test_gp_marginal_likelihood_in_c():
+    # A GP's log marginal likelihood and its gradient (what PyMC's
+    # gp.Marginal makes): cholesky, triangular solves, log of the diagonal.
+    x = pt.dvector("x")
+    y = pt.dvector("y")
+    ls = pt.dscalar("ls")
+    K = pt.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / ls ** 2) \
+        + 0.1 * pt.eye(x.shape[0])
+    L = slinalg.cholesky(K)
+    alpha = slinalg.solve_triangular(L, y, lower=True)
+    logp = -0.5 * alpha @ alpha - pt.log(pt.diag(L)).sum()
+    fs = compile_both([x, y, ls], [logp, pt.grad(logp, ls)])
+    for n in (5, 30):
+        assert_same(fs, np.linspace(0, 3, n), RNG.normal(size=n), 0.7,
+                    rtol=1e-9)
+    assert gjp.coverage(fs[0])["time"] is None  # not profiled
+    cov = gjp.coverage(fs[0])
+    assert not any(op.startswith(("Cholesky", "SolveTriangular"))
+                   for op in cov["py_ops"]), cov["py_ops"]
+
+
+def test_batched_blockwise_and_float32():
+    a = pt.tensor3("a", dtype="float64")
+    b = pt.dmatrix("b")
+    fs = compile_both([a, b], [slinalg.cholesky(a), slinalg.solve(a, b[0:1, :, None][0] if False else b, b_ndim=1),
+                               pt.linalg.det(a)])
+    assert_all_c(fs[0])
+    assert_same(fs, spd(3, (4,)), RNG.normal(size=(4, 3)), rtol=1e-9)
+    a32 = pt.matrix("a32", dtype="float32")
+    fs = compile_both([a32], [slinalg.cholesky(a32), pt.linalg.inv(a32)])
+    assert_all_c(fs[0])
+    assert_same(fs, spd(5, dtype="float32"), rtol=1e-5, atol=1e-6)
+
+
+def test_failures_are_pytensors():
+    a = pt.dmatrix("a")
+    fs = compile_both([a], [slinalg.cholesky(a)])
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]])
+    # PyTensor's Cholesky gives NaNs for a matrix that is not positive
+    # definite; graphjit's the same, and the function works afterwards.
+    assert_same(fs, bad)
+    assert np.isnan(fs[0](bad)).all()
+    assert_same(fs, spd(2))
+    fs = compile_both([a], [pt.linalg.inv(a)])
+    for f in fs:
+        with pytest.raises(np.linalg.LinAlgError):
+            f(np.ones((2, 2)))
+    assert_same(fs, spd(3))
+    fs = compile_both([a], [pt.linalg.det(a)])
+    assert_same(fs, np.ones((3, 3)))
+
+
+def test_specify_shape_and_dropped_dims_of_unknown_size():
+    # PyMC's samplers slice every scalar parameter out of one flat vector:
+    # a slice of unknown length, specified to (1,), then dropped to 0-d.
+    x = pt.dvector("x")
+    s = pt.specify_shape(x[1:2], (1,))
+    y = s.squeeze() * 2 + x[0]
+    fs = compile_both([x], [y, pt.grad(y, x)])
+    assert_all_c(fs[0])
+    assert_same(fs, np.array([1.5, -2.0, 3.0]))
+    z = pt.specify_shape(x, (3,)) * 2
+    fs = compile_both([x], [z])
+    assert_all_c(fs[0])
+    assert_same(fs, np.arange(3.0))
+    for f in fs:
+        with pytest.raises(AssertionError, match="SpecifyShape"):
+            f(np.arange(4.0))
+    assert_same(fs, np.arange(3.0))
+
+
+def test_assert_raises_the_ops_own_exception():
+    from pytensor.raise_op import Assert, CheckAndRaise
+    x = pt.dvector("x")
+    checked = Assert("x must be positive")(x, pt.all(x > 0))
+    fs = compile_both([x], [checked * 2])
+    assert_all_c(fs[0])
+    assert_same(fs, np.arange(1.0, 4.0))
+    for f in fs:
+        with pytest.raises(AssertionError, match="x must be positive"):
+            f(np.array([1.0, -1.0]))
+    raising = CheckAndRaise(NotPositive, "sum too small")(x, x.sum() > 1)
+    fs = compile_both([x], [raising + 1])
+    assert_all_c(fs[0])
+    for f in fs:
+        with pytest.raises(NotPositive, match="sum too small"):
+            f(np.zeros(3))
+    assert_same(fs, np.ones(3))
+
+
+class NotPositive(ValueError):
+    """A CheckAndRaise's own exception type."""
+
+
+_UNARY = {
+    "psi": (pt.psi, (0.01, 30)), "tri_gamma": (pt.tri_gamma, (0.01, 30)),
+    "gamma": (pt.gamma, (0.1, 20)), "erfinv": (pt.erfinv, (-0.999, 0.999)),
+    "erfcinv": (pt.erfcinv, (0.001, 1.999)), "erfcx": (pt.erfcx, (-5, 50)),
+    "log1mexp": (pt.log1mexp, (-40, -1e-6)),
+    "xlogx": (xlogx, (0, 10)), "i0": (pt.i0, (-20, 20)),
+    "i1": (pt.i1, (-20, 20)), "tan": (pt.tan, (-1.5, 1.5)),
+    "arcsin": (pt.arcsin, (-1, 1)), "arctan": (pt.arctan, (-9, 9)),
+    "sinh": (pt.sinh, (-5, 5)), "cosh": (pt.cosh, (-5, 5)),
+    "arcsinh": (pt.arcsinh, (-9, 9)), "arccosh": (pt.arccosh, (1, 9)),
+    "arctanh": (pt.arctanh, (-0.99, 0.99)), "exp2": (pt.exp2, (-9, 9)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(_UNARY))
+def test_special_functions_match_pytensor(name, dtype):
+    fn, (lo, hi) = _UNARY[name]
+    x = pt.vector("x", dtype=dtype)
+    fs = compile_both([x], [fn(x)])
+    assert_all_c(fs[0])
+    values = np.concatenate([np.linspace(lo, hi, 257), [lo, hi]]).astype(dtype)
+    rtol = 1e-12 if dtype == "float64" else 1e-5
+    assert_same(fs, values, rtol=rtol, atol=0 if dtype == "float64" else 1e-30)
+
+
+def test_binary_special_functions_and_composites():
+    k = pt.dvector("k")
+    x = pt.dvector("x")
+    b = pt.dvector("b")
+    outs = [pt.gammainc(k, x), pt.gammaincc(k, x), xlogy0(k, x),
+            pt.betainc(k, b, pt.sigmoid(x)), pt.polygamma(2, k),
+            pt.arctan2(k, x),
+            # a fused loop with psi inside, as gammaln's gradient makes
+            pt.grad(pt.gammaln(k * x + 1).sum(), k)]
+    fs = compile_both([k, x, b], outs)
+    assert_all_c(fs[0])
+    kk = np.linspace(0.2, 12, 40)
+    xx = np.linspace(0.05, 15, 40)
+    assert_same(fs, kk, xx, kk[::-1], rtol=1e-11)

@@ -1,0 +1,133 @@
+//===- ArrayFnOpsTest.cpp - alloc_to, arange, diagonal, sort, ... ---------===//
+//
+// Each array function against values written out by hand (NumPy's results
+// for the same calls), its types, its errors, and lu_factor's pivots
+// turned into permutations; the JIT against perform on one graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringTestUtil.h"
+#include "StructuralOpsTestUtil.h"
+
+using namespace graphjit;
+using namespace graphjit::testutil;
+
+namespace {
+
+const DType F64 = DType::F64, I64 = DType::I64;
+
+NDArray i64(int64_t V) { return arr(I64, {}, {double(V)}); }
+
+TEST(ArrayFn, Types) {
+  EXPECT_EQ(infer("alloc_to", {ty(F64, {K(1)}), ty(I64), ty(I64)}),
+            "f64[?, ?]");
+  EXPECT_NE(infer("alloc_to", {ty(F64, {K(1)}), ty(F64)}).find("integer"),
+            std::string::npos);
+  EXPECT_EQ(infer("arange", {ty(I64), ty(I64), ty(I64)}, {{"dtype", id("f32")}}),
+            "f32[?]");
+  EXPECT_EQ(infer("diagonal", {ty(F64, {K(3), K(5)})}, {{"offset", num(1)}}),
+            "f64[3]");
+  EXPECT_EQ(infer("diagonal", {ty(F64, {K(2), K(3), K(4)})},
+                  {{"axis1", num(1)}, {"axis2", num(2)}}),
+            "f64[2, 3]");
+  EXPECT_EQ(infer("alloc_diag", {ty(F64, {K(3)})}, {{"offset", num(-1)}}),
+            "f64[4, 4]");
+  EXPECT_EQ(infer("argsort", {ty(F64, {K(2), K(3)})}), "i64[6]");
+  EXPECT_EQ(infer("sort", {ty(F64, {K(2), K(3)})}, {{"axis", num(0)}}),
+            "f64[2, 3]");
+  EXPECT_NE(infer("diagonal", {ty(F64, {K(3), K(3)})},
+                  {{"axis1", num(1)}, {"axis2", num(1)}})
+                .find("same"),
+            std::string::npos);
+  EXPECT_EQ(makeOp("sort", {{"axis", num(-1)}})->name(), "SortOp{axis=-1}");
+}
+
+TEST(ArrayFn, AllocToAndArange) {
+  OpRef Alloc = makeOp("alloc_to", {}, 3);
+  expectValues(run1(*Alloc, {f64Vector({1, 2, 3}), i64(2), i64(3)}),
+               {1, 2, 3, 1, 2, 3});
+  EXPECT_NE(runError(*Alloc, {f64Vector({1, 2}), i64(2), i64(3)})
+                .find("could not broadcast"),
+            std::string::npos);
+  EXPECT_NE(runError(*Alloc, {f64Vector({1}), i64(-1), i64(3)}).find("negative"),
+            std::string::npos);
+  OpRef Arange = makeOp("arange", {}, 3);
+  // np.arange(2, 11, 3), np.arange(5, 1, -2), np.arange(3, 3, 1)
+  expectValues(run1(*Arange, {i64(2), i64(11), i64(3)}), {2, 5, 8});
+  expectValues(run1(*Arange, {i64(5), i64(1), i64(-2)}), {5, 3});
+  expectValues(run1(*Arange, {i64(3), i64(3), i64(1)}), {});
+  OpRef ArangeF = makeOp("arange", {{"dtype", id("f64")}}, 3);
+  expectValues(run1(*ArangeF, {arr(F64, {}, {0.5}), arr(F64, {}, {2}),
+                               arr(F64, {}, {0.5})}),
+               {0.5, 1, 1.5});
+  EXPECT_NE(runError(*Arange, {i64(0), i64(3), i64(0)}).find("step is 0"),
+            std::string::npos);
+}
+
+TEST(ArrayFn, DiagonalsAndCopy) {
+  NDArray M = iota(F64, {3, 4}); // [[0..3], [4..7], [8..11]]
+  expectValues(run1(*makeOp("diagonal"), {M}), {0, 5, 10});
+  expectValues(run1(*makeOp("diagonal", {{"offset", num(1)}}), {M}),
+               {1, 6, 11});
+  expectValues(run1(*makeOp("diagonal", {{"offset", num(-1)}}), {M}), {4, 9});
+  expectValues(run1(*makeOp("diagonal", {{"offset", num(9)}}), {M}), {});
+  // np.diag([1, 2], k=1) and k=-1
+  expectValues(run1(*makeOp("alloc_diag", {{"offset", num(1)}}),
+                    {f64Vector({1, 2})}),
+               {0, 1, 0, 0, 0, 2, 0, 0, 0});
+  expectValues(run1(*makeOp("alloc_diag", {{"offset", num(-1)}}),
+                    {f64Vector({1, 2})}),
+               {0, 0, 0, 1, 0, 0, 0, 2, 0});
+  NDArray T = M.view({4, 3}, {M.strides()[1], M.strides()[0]});
+  NDArray C = run1(*makeOp("copy"), {T});
+  EXPECT_TRUE(C.isContiguous());
+  EXPECT_FALSE(C.sharesBufferWith(M));
+  expectValues(C, {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11});
+}
+
+TEST(ArrayFn, SortsAndPermutations) {
+  constexpr double N = std::numeric_limits<double>::quiet_NaN();
+  NDArray X = arr(F64, {2, 3}, {3, N, 1, 2, 2, -1});
+  expectValues(run1(*makeOp("sort", {{"axis", num(1)}}), {X}),
+               {1, 3, N, -1, 2, 2});
+  expectValues(run1(*makeOp("sort", {{"axis", num(0)}}), {X}),
+               {2, 2, -1, 3, N, 1});
+  // Stable: the two 2s keep their order; NaN sorts last.
+  expectValues(run1(*makeOp("argsort", {{"axis", num(1)}}), {X}),
+               {2, 0, 1, 2, 0, 1});
+  expectValues(run1(*makeOp("argsort"), {X}), {5, 2, 3, 4, 0, 1});
+  // scipy.linalg.lu_factor's pivots [2, 2, 2] on three rows: rows 0 and 2
+  // swap, then 1 and 2: the permutation [2, 0, 1], its inverse [1, 2, 0].
+  NDArray Piv = arr(DType::I32, {3}, {2, 2, 2});
+  expectValues(run1(*makeOp("pivot_to_permutation",
+                            {{"inverse", flag(true)}}),
+                    {Piv}),
+               {2, 0, 1});
+  expectValues(run1(*makeOp("pivot_to_permutation"), {Piv}), {1, 2, 0});
+  // lu_factor of a matrix that needs a row swap: P A = L U.
+  NDArray A = arr(F64, {2, 2}, {1, 2, 3, 4});
+  auto LU = llvm::cantFail(runOp(*makeOp("lu_factor"), {A}));
+  expectValues(LU[1], {1, 1});
+  expectValues(LU[0], {3, 4, 1.0 / 3, 2 - 4.0 / 3}, 1e-15);
+}
+
+TEST(ArrayFn, JitMatchesPerform) {
+  Compiled C = compile(
+      {ty(F64, {S("n"), S("n")}), ty(I64)},
+      [](FunctionBuilder &B, std::vector<Variable *> In) {
+        Variable *D = llvm::cantFail(B.apply("diagonal", {In[0]}));
+        Variable *S = llvm::cantFail(B.apply("sort", {D}, {{"axis", num(0)}}));
+        Variable *Zero = B.constant(NDArray::scalar(I64, 0));
+        Variable *One = B.constant(NDArray::scalar(I64, 1));
+        B.output(llvm::cantFail(B.apply("arange", {Zero, In[1], One})));
+        B.output(llvm::cantFail(B.apply("alloc_diag", {S})));
+      },
+      LinkerKind::C);
+  ASSERT_TRUE(C.Fn);
+  auto Out = llvm::cantFail(
+      C.Fn->call({arr(F64, {2, 2}, {5, 0, 0, -1}), i64(4)}));
+  expectValues(Out[0], {0, 1, 2, 3});
+  expectValues(Out[1], {-1, 0, 0, 5});
+}
+
+} // namespace
