@@ -14,6 +14,12 @@
 //   sort(x, axis=-1), argsort(x, axis=-1)   np.sort and np.argsort (stable:
 //                              equal elements keep their order; NaN last);
 //                              without an axis, of the flattened array
+//   advanced_subtensor(x, i0, i1, ..., pattern=[0, -1, 1])   NumPy's
+//                              x[i0, :, i1]: pattern[k] is the index input
+//                              of axis k, or -1 for a full slice
+//   advanced_inc_subtensor(x, y, i0, ..., pattern=[...], set=false)
+//                              x with y added at x[...] (np.add.at: once per
+//                              repeated index), or stored there
 //   pivot_to_permutation(p, inverse=false)   LAPACK's 0-based row swaps
 //                              (?getrf's pivots) as the permutation they
 //                              make, or its inverse (PyTensor's
@@ -25,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArrayFnOps.h"
+#include "AdvancedIndexing.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
@@ -47,6 +54,8 @@ constexpr FnName Names[] = {
     {"copy", "DeepCopyOp"},    {"diagonal", "ExtractDiag"},
     {"alloc_diag", "AllocDiag"}, {"sort", "SortOp"},
     {"argsort", "ArgSortOp"},  {"pivot_to_permutation", "PivotToPermutations"},
+    {"advanced_subtensor", "AdvancedSubtensor"},
+    {"advanced_inc_subtensor", "AdvancedIncSubtensor"},
 };
 
 const FnName &names(ArrayFn F) { return Names[unsigned(F)]; }
@@ -96,6 +105,11 @@ std::string ArrayFnOp::name() const {
   case ArrayFn::PivotToPermutation:
     return std::string("PivotToPermutations{inverse=") +
            (P.Inverse ? "True" : "False") + "}";
+  case ArrayFn::AdvancedSubtensor:
+    return "AdvancedSubtensor{" + intListStr(P.Pattern) + "}";
+  case ArrayFn::AdvancedIncSubtensor:
+    return std::string(P.Set ? "AdvancedSetSubtensor{" : "AdvancedIncSubtensor{") +
+           intListStr(P.Pattern) + "}";
   default:
     return names(P.Fn).Class;
   }
@@ -178,6 +192,26 @@ ArrayFnOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
       return A.takeError();
     return std::vector<TensorType>{TensorType(T, X.Dims)};
   }
+  case ArrayFn::AdvancedSubtensor: {
+    auto Dims = advancedIndexDims(X, In.drop_front(), P.Pattern);
+    if (!Dims)
+      return Dims.takeError();
+    return std::vector<TensorType>{TensorType(X.Dtype, std::move(*Dims))};
+  }
+  case ArrayFn::AdvancedIncSubtensor: {
+    if (In.size() < 3)
+      return opError("advanced_inc_subtensor takes x, y and index arrays");
+    if (In[1].Dtype != X.Dtype)
+      return opError("advanced_inc_subtensor: y (" + In[1].str() +
+                     ") must have x's dtype (" + X.str() + ")");
+    auto Dims = advancedIndexDims(X, In.drop_front(2), P.Pattern);
+    if (!Dims)
+      return Dims.takeError();
+    if (In[1].rank() > Dims->size())
+      return opError("advanced_inc_subtensor: y (" + In[1].str() +
+                     ") has more dims than x[...]");
+    return std::vector<TensorType>{X};
+  }
   case ArrayFn::PivotToPermutation:
     if (X.rank() != 1 || isFloat(X.Dtype))
       return opError("pivot_to_permutation: an integer vector, not " +
@@ -252,6 +286,14 @@ Error ArrayFnOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
   }
   case ArrayFn::PivotToPermutation:
     return createOutput(Out[0], DType::I64, X.shape());
+  case ArrayFn::AdvancedSubtensor: {
+    Expected<Shape> S = advancedIndexShape(X, In.drop_front(), P.Pattern);
+    if (!S)
+      return S.takeError();
+    return createOutput(Out[0], X.dtype(), *S);
+  }
+  case ArrayFn::AdvancedIncSubtensor:
+    return createOutput(Out[0], X.dtype(), X.shape());
   }
   return opError("unknown array function");
 }
@@ -372,6 +414,11 @@ Error ArrayFnOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out
     sortLines(X, O, *checkAxis(*P.Axis, X.rank()), Indices);
     return Error::success();
   }
+  case ArrayFn::AdvancedSubtensor:
+    return advancedGather(X, In.drop_front(), P.Pattern, O);
+  case ArrayFn::AdvancedIncSubtensor:
+    copyConvert(X, O);
+    return advancedScatter(In[1], In.drop_front(2), P.Pattern, P.Set, O);
   case ArrayFn::PivotToPermutation: {
     int64_t N = X.numElements();
     std::vector<int64_t> Perm(static_cast<size_t>(N));
@@ -457,6 +504,20 @@ Expected<OpRef> makeArrayFn(ArrayFn F, const AttrMap &Attrs) {
     P.Inverse = *V;
     break;
   }
+  case ArrayFn::AdvancedSubtensor:
+  case ArrayFn::AdvancedIncSubtensor: {
+    if (Error E = R.checkOnly({"pattern", "set"}))
+      return E;
+    Expected<std::vector<int64_t>> Pat = R.getIntList("pattern");
+    if (!Pat)
+      return Pat.takeError();
+    P.Pattern = *Pat;
+    Expected<bool> Set = R.getBool("set", false);
+    if (!Set)
+      return Set.takeError();
+    P.Set = *Set;
+    break;
+  }
   default:
     if (Error E = R.checkOnly({}))
       return E;
@@ -495,6 +556,12 @@ void graphjit::registerArrayFnOps(OpRegistry &R) {
       {ArrayFn::PivotToPermutation, 1, 1,
        "?getrf's 0-based pivots as a permutation (or its inverse): "
        "pivot_to_permutation(p, inverse=false)"},
+      {ArrayFn::AdvancedSubtensor, 2, -1,
+       "NumPy's integer-array indexing x[i0, :, i1]: "
+       "advanced_subtensor(x, i0, i1, pattern=[0, -1, 1])"},
+      {ArrayFn::AdvancedIncSubtensor, 3, -1,
+       "x with y added at x[i0, :, i1] once per index (np.add.at), or set: "
+       "advanced_inc_subtensor(x, y, i0, i1, pattern=[0, -1, 1], set=false)"},
   };
   for (const Spec &S : Specs) {
     ArrayFn Fn = S.Fn;

@@ -3,8 +3,8 @@
 // Declares ArrayFnOp (OpKind::ArrayFn): NumPy array functions whose output
 // shape follows from input values, or that are a loop too plain for IR of
 // their own: alloc_to (np.broadcast_to into a new array, the dims given as
-// 0-d inputs), arange, copy, diagonal, alloc_diag, sort, argsort and
-// pivot_to_permutation. The JIT runs them as it runs dot: prepare() makes
+// 0-d inputs), arange, copy, diagonal, alloc_diag, sort, argsort,
+// pivot_to_permutation, and NumPy's integer-array indexing both ways. The JIT runs them as it runs dot: prepare() makes
 // the output, compute() fills it (ArrayFnOps.cpp says what each computes).
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 
 #include "ComputedOp.h"
 #include <optional>
+#include <vector>
 
 namespace graphjit {
 
@@ -25,6 +26,8 @@ enum class ArrayFn : uint8_t {
   Sort,               ///< sort(x, axis=-1); no axis: the flattened array
   Argsort,            ///< argsort(x, axis=-1), i64
   PivotToPermutation, ///< LAPACK's row swaps as a permutation (i64)
+  AdvancedSubtensor,  ///< x[i0, :, i1] (AdvancedIndexing.h)
+  AdvancedIncSubtensor, ///< x with y added (or set) at x[i0, :, i1]
 };
 
 struct ArrayFnParams {
@@ -34,6 +37,8 @@ struct ArrayFnParams {
   int64_t Axis1 = 0, Axis2 = 1; ///< diagonal's, alloc_diag's
   std::optional<int64_t> Axis;  ///< sort's, argsort's (none: flattened)
   bool Inverse = false;         ///< pivot_to_permutation's
+  std::vector<int64_t> Pattern; ///< the advanced indexing's
+  bool Set = false;             ///< advanced_inc_subtensor's
 };
 
 class ArrayFnOp final : public ComputedOp {

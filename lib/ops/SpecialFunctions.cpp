@@ -89,26 +89,32 @@ double besselIScaled(int Nu, double AbsX) {
   return boost::math::cyl_bessel_i(Nu, AbsX, Policy()) * std::exp(-AbsX);
 }
 
-/// Above this shape Boost 1.74's gamma_p and gamma_q lose accuracy (0.3
-/// absolute at k = 1e12); gammaIncLargeK takes over.
-constexpr double LargeGammaShape = 1e9;
+/// Above this shape Boost 1.74's gamma_p and gamma_q lose accuracy (in the
+/// tails 1e-9 relative at k = 8e6, 1e-7 at k = 1e9; 0.3 absolute at
+/// k = 1e12); gammaIncLargeK takes over.
+constexpr double LargeGammaShape = 1e6;
 
 /// The regularized incomplete gamma for k >= LargeGammaShape by Temme's
 /// uniform asymptotic expansion (DLMF 8.12.3-8.12.8):
 ///   Q(k, x) = erfc(eta sqrt(k/2)) / 2 + exp(-k eta^2/2) / sqrt(2 pi k)
 ///             * (C0(eta) + C1(eta) / k + ...),
 /// with lambda = x / k and eta^2 / 2 = lambda - 1 - log(lambda). Outside
-/// |eta| < 1.3e-3 the result is 0 or 1 to double precision, so C0 and C1
+/// |eta| < 0.04 the result is 0 or 1 to double precision, so C0 and C1
 /// are needed only as the start of their Taylor series in eta; the next
-/// term, C2 / k^2, is below 1e-18 of the result.
+/// term, C2 / k^2, is below 1e-16 of the result.
 double gammaIncLargeK(double K, double X, bool Upper) {
   double Mu = (X - K) / K;
-  if (std::fabs(Mu) >= 0.01) // k (lambda - 1 - log(lambda)) > 4.9e4.
+  // lambda - 1 - log(lambda), by its series near 1, without cancellation.
+  double D = 0;
+  if (std::fabs(Mu) < 0.05) {
+    double Pow = Mu * Mu;
+    for (int J = 2; J <= 16; ++J, Pow *= -Mu)
+      D += Pow / J;
+  } else {
+    D = Mu - std::log1p(Mu);
+  }
+  if (K * D > 800) // exp(-k eta^2 / 2) underflows: the result is 0 or 1.
     return (X < K) == Upper ? 1.0 : 0.0;
-  // lambda - 1 - log(lambda) by its series, without cancellation near 1.
-  double Pow = Mu * Mu, D = 0;
-  for (int J = 2; J <= 10; ++J, Pow *= -Mu)
-    D += Pow / J;
   double Eta = std::copysign(std::sqrt(2.0 * D), Mu);
   double C0 =
       -1.0 / 3 +
@@ -204,7 +210,7 @@ double polygamma(double N, double X) {
     double Near = X - std::floor(X) - 1.0;
     int Order = int(N);
     double T = boost::math::polygamma(Order, 1.0 - Near, Policy()) -
-               boost::math::polygamma(Order, Near, Policy());
+               polygamma(N, Near); // Overflows with the right sign.
     return boost::math::polygamma(Order, 1.0 - X, Policy()) - T;
   }
   double Value = boost::math::polygamma(int(N), X, Policy());

@@ -53,7 +53,8 @@ def test_cholesky_and_solves_with_their_gradients():
             slinalg.solve(a, b, assume_a="sym"),
             slinalg.cho_solve((L, True), B),
             pt.linalg.inv(a), pt.linalg.det(a)]
-    loss = sum(o.sum() for o in outs)
+    # PyTensor 2.38's CholeskySolve has no gradient.
+    loss = sum(o.sum() for k, o in enumerate(outs) if k != 7)
     outs.append(pt.grad(loss, a))
     fs = compile_both([a, b, B], outs)
     assert_all_c(fs[0])
@@ -156,30 +157,50 @@ class NotPositive(ValueError):
     """A CheckAndRaise's own exception type."""
 
 
+import scipy.special as sp  # noqa: E402
+
+
+def _log1mexp(x):  # PyTensor's definition
+    return np.where(x < np.log(0.5), np.log1p(-np.exp(x)),
+                    np.log(-np.expm1(x)))
+
+
+# name: (PyTensor's function, SciPy's or NumPy's, domain). SciPy is the
+# reference: PyTensor 2.38's C code for psi is accurate to 1e-9 only.
 _UNARY = {
-    "psi": (pt.psi, (0.01, 30)), "tri_gamma": (pt.tri_gamma, (0.01, 30)),
-    "gamma": (pt.gamma, (0.1, 20)), "erfinv": (pt.erfinv, (-0.999, 0.999)),
-    "erfcinv": (pt.erfcinv, (0.001, 1.999)), "erfcx": (pt.erfcx, (-5, 50)),
-    "log1mexp": (pt.log1mexp, (-40, -1e-6)),
-    "xlogx": (xlogx, (0, 10)), "i0": (pt.i0, (-20, 20)),
-    "i1": (pt.i1, (-20, 20)), "tan": (pt.tan, (-1.5, 1.5)),
-    "arcsin": (pt.arcsin, (-1, 1)), "arctan": (pt.arctan, (-9, 9)),
-    "sinh": (pt.sinh, (-5, 5)), "cosh": (pt.cosh, (-5, 5)),
-    "arcsinh": (pt.arcsinh, (-9, 9)), "arccosh": (pt.arccosh, (1, 9)),
-    "arctanh": (pt.arctanh, (-0.99, 0.99)), "exp2": (pt.exp2, (-9, 9)),
+    "psi": (pt.psi, sp.psi, (0.01, 30)),
+    "tri_gamma": (pt.tri_gamma, lambda x: sp.polygamma(1, x), (0.01, 30)),
+    "gamma": (pt.gamma, sp.gamma, (0.1, 20)),
+    "erfinv": (pt.erfinv, sp.erfinv, (-0.999, 0.999)),
+    "erfcinv": (pt.erfcinv, sp.erfcinv, (0.001, 1.999)),
+    "erfcx": (pt.erfcx, sp.erfcx, (-5, 50)),
+    "log1mexp": (pt.log1mexp, _log1mexp, (-40, -1e-6)),
+    "xlogx": (xlogx, lambda x: sp.xlogy(x, x), (0, 10)),
+    "i0": (pt.i0, sp.i0, (-20, 20)), "i1": (pt.i1, sp.i1, (-20, 20)),
+    "tan": (pt.tan, np.tan, (-1.5, 1.5)),
+    "arcsin": (pt.arcsin, np.arcsin, (-1, 1)),
+    "arctan": (pt.arctan, np.arctan, (-9, 9)),
+    "sinh": (pt.sinh, np.sinh, (-5, 5)), "cosh": (pt.cosh, np.cosh, (-5, 5)),
+    "arcsinh": (pt.arcsinh, np.arcsinh, (-9, 9)),
+    "arccosh": (pt.arccosh, np.arccosh, (1, 9)),
+    "arctanh": (pt.arctanh, np.arctanh, (-0.99, 0.99)),
+    "exp2": (pt.exp2, np.exp2, (-9, 9)),
 }
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("name", sorted(_UNARY))
-def test_special_functions_match_pytensor(name, dtype):
-    fn, (lo, hi) = _UNARY[name]
+def test_special_functions_match_scipy(name, dtype):
+    fn, ref, (lo, hi) = _UNARY[name]
     x = pt.vector("x", dtype=dtype)
-    fs = compile_both([x], [fn(x)])
-    assert_all_c(fs[0])
+    f, pyt = compile_both([x], fn(x))
+    assert_all_c(f)
     values = np.concatenate([np.linspace(lo, hi, 257), [lo, hi]]).astype(dtype)
-    rtol = 1e-12 if dtype == "float64" else 1e-5
-    assert_same(fs, values, rtol=rtol, atol=0 if dtype == "float64" else 1e-30)
+    got = f(values)
+    assert got.dtype == pyt(values).dtype  # PyTensor's output dtype
+    want = ref(values.astype("float64"))
+    rtol = 1e-12 if dtype == "float64" else 2e-6
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-300)
 
 
 def test_binary_special_functions_and_composites():
@@ -191,8 +212,13 @@ def test_binary_special_functions_and_composites():
             pt.arctan2(k, x),
             # a fused loop with psi inside, as gammaln's gradient makes
             pt.grad(pt.gammaln(k * x + 1).sum(), k)]
-    fs = compile_both([k, x, b], outs)
-    assert_all_c(fs[0])
+    f = pytensor.function([k, x, b], outs, mode="GRAPHJIT")
+    assert_all_c(f)
     kk = np.linspace(0.2, 12, 40)
     xx = np.linspace(0.05, 15, 40)
-    assert_same(fs, kk, xx, kk[::-1], rtol=1e-11)
+    bb = kk[::-1]
+    want = [sp.gammainc(kk, xx), sp.gammaincc(kk, xx), sp.xlogy(kk, xx),
+            sp.betainc(kk, bb, sp.expit(xx)), sp.polygamma(2, kk),
+            np.arctan2(kk, xx), xx * sp.psi(kk * xx + 1)]
+    for g, w in zip(f(kk, xx, bb), want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-11)

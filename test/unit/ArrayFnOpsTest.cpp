@@ -111,6 +111,50 @@ TEST(ArrayFn, SortsAndPermutations) {
   expectValues(LU[0], {3, 4, 1.0 / 3, 2 - 4.0 / 3}, 1e-15);
 }
 
+TEST(ArrayFn, AdvancedIndexing) {
+  NDArray X = iota(F64, {3, 4}); // [[0..3], [4..7], [8..11]]
+  NDArray Rows = arr(I64, {2}, {2, -3}), Cols = arr(I64, {2}, {1, 3});
+  // x[[2, -3], [1, 3]] -> [9, 3]; x[[2, -3]] -> rows; x[:, [1, 3]].
+  OpRef Both = makeOp("advanced_subtensor", {{"pattern", ints({0, 1})}}, 3);
+  expectValues(run1(*Both, {X, Rows, Cols}), {9, 3});
+  OpRef First = makeOp("advanced_subtensor", {{"pattern", ints({0})}}, 2);
+  expectValues(run1(*First, {X, Rows}), {8, 9, 10, 11, 0, 1, 2, 3});
+  OpRef Second = makeOp("advanced_subtensor", {{"pattern", ints({-1, 0})}}, 2);
+  expectValues(run1(*Second, {X, Cols}), {1, 3, 5, 7, 9, 11});
+  // np.ix_-style broadcast: rows (2,1) against cols (2,) -> a 2x2 block.
+  NDArray RowCol = arr(I64, {2, 1}, {0, 2});
+  expectValues(run1(*Both, {X, RowCol, Cols}), {1, 3, 9, 11});
+  // Non-adjacent arrays go first: y[[0, 1], :, [1, 0]] of a (2, 2, 2).
+  NDArray Y = iota(F64, {2, 2, 2});
+  OpRef Apart = makeOp("advanced_subtensor", {{"pattern", ints({0, -1, 1})}}, 3);
+  NDArray A01 = arr(I64, {2}, {0, 1}), A10 = arr(I64, {2}, {1, 0});
+  NDArray Got = run1(*Apart, {Y, A01, A10});
+  EXPECT_EQ(Got.shape(), (Shape{2, 2}));
+  expectValues(Got, {1, 3, 4, 6});
+  EXPECT_EQ(runError(*First, {X, arr(I64, {1}, {3})}),
+            "IndexError: index 3 is out of bounds for axis 0 with size 3");
+  // Increments add once per repeated index (np.add.at); set keeps the last.
+  OpRef Inc = makeOp("advanced_inc_subtensor", {{"pattern", ints({0})}}, 3);
+  NDArray V = f64Vector({0, 0, 0});
+  NDArray Idx = arr(I64, {3}, {0, 2, 0});
+  expectValues(run1(*Inc, {V, f64Vector({1, 2, 3}), Idx}), {4, 0, 2});
+  OpRef Set = makeOp("advanced_inc_subtensor",
+                     {{"pattern", ints({0})}, {"set", flag(true)}}, 3);
+  expectValues(run1(*Set, {V, f64Vector({1, 2, 3}), Idx}), {3, 0, 2});
+  // The diagonal of a matrix set to y broadcast from a scalar.
+  OpRef Diag = makeOp("advanced_inc_subtensor",
+                      {{"pattern", ints({0, 1})}, {"set", flag(true)}}, 4);
+  NDArray I2 = arr(I64, {2}, {0, 1});
+  expectValues(run1(*Diag, {arr(F64, {2, 2}, {5, 6, 7, 8}),
+                            arr(F64, {}, {-1}), I2, I2}),
+               {-1, 6, 7, -1});
+  EXPECT_NE(infer("advanced_inc_subtensor",
+                  {ty(F64, {K(3)}), ty(DType::F32, {K(3)}), ty(I64, {K(3)})},
+                  {{"pattern", ints({0})}})
+                .find("dtype"),
+            std::string::npos);
+}
+
 TEST(ArrayFn, JitMatchesPerform) {
   Compiled C = compile(
       {ty(F64, {S("n"), S("n")}), ty(I64)},

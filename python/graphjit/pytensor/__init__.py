@@ -8,10 +8,15 @@ linker "graphjit" and the mode "GRAPHJIT".
     graphjit.pytensor.summary(f)      # graphjit's report of PyTensor's nodes
     graphjit.pytensor.coverage(f)     # the share in graphjit's JIT code
 
-PYTENSOR_FLAGS=mode=GRAPHJIT works when this module is imported before
-pytensor, or under ``python -m graphjit.pytensor script.py`` (flags.py).
+Once graphjit is installed, no import is needed: the start-up hook of
+graphjit-pytensor.pth (_graphjit_pytensor_hook) imports this module right
+after a script's first import of pytensor, so mode="GRAPHJIT",
+PYTENSOR_FLAGS=mode=GRAPHJIT and config.change_flags(mode="GRAPHJIT") work
+in any script. Without the hook (python -S), import this module before
+pytensor, or run ``python -m graphjit.pytensor script.py`` (flags.py).
 """
 from .flags import import_pytensor as _import_pytensor
+from .flags import accept_mode_name as _accept_mode_name
 from .flags import set_default_mode as _set_default_mode
 
 _FLAGGED = _import_pytensor()
@@ -35,5 +40,8 @@ GRAPHJIT = _mode.predefined_modes.get("GRAPHJIT") or _mode.Mode(
     GraphjitLinker(), RewriteDatabaseQuery(include=["fast_run"]))
 if "GRAPHJIT" not in _mode.predefined_modes:
     _mode.register_mode("GRAPHJIT", GRAPHJIT)
+# config.mode = "GRAPHJIT", change_flags(mode="GRAPHJIT"): PyTensor's check
+# of config.mode knows only its own names.
+_accept_mode_name("GRAPHJIT")
 if _FLAGGED:
-    _set_default_mode(GRAPHJIT)
+    _set_default_mode("GRAPHJIT")

@@ -84,3 +84,116 @@ def dot22_scalar(t, node, ins):
     x, y, a = ins
     [p] = t.apply("dot", [x, y])
     return t.apply("mul", [p, a])
+
+
+# -- NumPy's advanced indexing ----------------------------------------------
+
+def _slice_part(v):
+    """A slice bound as an int or None (a constant; else Unsupported)."""
+    if v is None or isinstance(v, (int, np.integer)):
+        return None if v is None else int(v)
+    if v.owner is None:
+        data = getattr(v, "data", None)
+        if data is None:  # NoneConst
+            return None
+        if np.ndim(data) == 0 and np.asarray(data).dtype.kind in "iu":
+            return int(data)
+    raise Unsupported("a slice bound known at run time only")
+
+
+def advanced_entries(node, first):
+    """The node's index from input `first` on: slices (of ints and None)
+    and index variables, in PyTensor 3.0's idx_list form or 2.38's inputs."""
+    idx_list = getattr(node.op, "idx_list", None)
+    if idx_list:
+        from pytensor.tensor.subtensor import unflatten_index_variables
+        raw = unflatten_index_variables(node.inputs[first:], idx_list)
+    else:
+        raw = []
+        for v in node.inputs[first:]:
+            kind = type(v.type).__name__
+            if kind == "SliceType":
+                if v.owner is None:
+                    raw.append(v.data)
+                elif type(v.owner.op).__name__ == "MakeSlice":
+                    raw.append(slice(*v.owner.inputs))
+                else:
+                    raise Unsupported("a slice made by %s" % v.owner.op)
+            elif kind == "NoneTypeT" or getattr(v, "data", 0) is None:
+                raise Unsupported("np.newaxis in an advanced index")
+            else:
+                raw.append(v)
+    out = []
+    for e in raw:
+        if isinstance(e, slice):
+            out.append(slice(_slice_part(e.start), _slice_part(e.stop),
+                             _slice_part(e.step)))
+        else:
+            if getattr(e.type, "dtype", "") == "bool":
+                raise Unsupported("a boolean mask")
+            out.append(e)
+    return out
+
+
+def _is_full(e):
+    return isinstance(e, slice) and e.start is None and e.stop is None \
+        and e.step in (None, 1)
+
+
+@translates("AdvancedSubtensor")
+def advanced_subtensor(t, node, ins):
+    # Slices first, as views (they keep every axis), then the arrays.
+    x = ins[0]
+    pattern, arrays = [], []
+    for axis, e in enumerate(advanced_entries(node, 1)):
+        if isinstance(e, slice):
+            if not _is_full(e):
+                attrs = {k: v for k, v in zip(("start", "stop", "step"),
+                                              (e.start, e.stop, e.step))
+                         if v is not None}
+                [x] = t.apply("subtensor", [x], axis=axis, **attrs)
+            pattern.append(-1)
+        else:
+            pattern.append(len(arrays))
+            arrays.append(t._value(e))
+    if not arrays:
+        raise Unsupported("an advanced index without arrays")
+    return t.apply("advanced_subtensor", [x] + arrays, pattern=pattern)
+
+
+advanced_subtensor.takes_constants = True
+
+
+@translates("AdvancedIncSubtensor")
+def advanced_inc_subtensor(t, node, ins):
+    op = node.op
+    setting = bool(op.set_instead_of_inc)
+    if getattr(op, "ignore_duplicates", False) and not setting:
+        raise Unsupported("an increment that ignores repeated indices")
+    x, y = node.inputs[:2]
+    pattern, arrays = [], []
+    for e in advanced_entries(node, 2):
+        if isinstance(e, slice):
+            if not _is_full(e):
+                raise Unsupported("a partial slice in an advanced increment")
+            pattern.append(-1)
+        else:
+            pattern.append(len(arrays))
+            arrays.append(t._value(e))
+    if not arrays:
+        raise Unsupported("an advanced index without arrays")
+    gy = _same_dtype(t, ins[1], y, x)
+    return t.apply("advanced_inc_subtensor", [ins[0], gy] + arrays,
+                   pattern=pattern, set=setting)
+
+
+def _same_dtype(t, gy, y, x):
+    if y.type.dtype == x.type.dtype:
+        return gy
+    if not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
+        raise Unsupported("y of %s into x of %s" % (y.type.dtype,
+                                                   x.type.dtype))
+    return t.apply("cast", [gy], dtype=t.short(x.type.dtype))[0]
+
+
+advanced_inc_subtensor.takes_constants = True

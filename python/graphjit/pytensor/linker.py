@@ -153,21 +153,27 @@ class _Runner:
 
 
 _CITED = re.compile(r"<pytensor>:(\d+)")
-_RAISED = re.compile(r"(LinAlgError|AssertionError): (.*)")
+_RAISED = re.compile(r"(LinAlgError|AssertionError|IndexError): (.*)"
+                     r"|(index -?\d+ is out of bounds for axis \d+ with size \d+)")
 
 
 def _pytensor_error(exc, node):
     """The exception PyTensor's perform raises where a compiled check of
     graphjit's failed: a CheckAndRaise's own exception and message, NumPy's
-    LinAlgError for a LAPACK op, AssertionError for SpecifyShape (graphjit
-    words those "LinAlgError: ..." and "AssertionError: ...")."""
+    LinAlgError for a LAPACK op, AssertionError for SpecifyShape, IndexError
+    for an index out of bounds (graphjit words those "LinAlgError: ...",
+    "AssertionError: ...", "IndexError: ...")."""
     m = _RAISED.search(str(exc))
     if m is None:
         return None
+    if m.group(3):  # take's and inc_rows' words, NumPy's
+        return IndexError(m.group(3))
     if any(c.__name__ == "CheckAndRaise" for c in type(node.op).__mro__):
         return node.op.exc_type(node.op.msg)
     if m.group(1) == "LinAlgError":
         return np.linalg.LinAlgError(m.group(2))
+    if m.group(1) == "IndexError":
+        return IndexError(m.group(2))
     return AssertionError(m.group(2))
 
 

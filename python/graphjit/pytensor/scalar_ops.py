@@ -126,7 +126,15 @@ _SLOT = re.compile(r"\$(\d+)\$")
 
 def _templates(fgraph, constant_input):
     """The expressions with inputs written $k$."""
-    text = {v: "$%d$" % k for k, v in enumerate(fgraph.inputs)}
+    return _expressions(fgraph, ["$%d$" % k for k in range(len(fgraph.inputs))],
+                        constant_input)
+
+
+def _expressions(fgraph, inputs, constant_input):
+    """fgraph's outputs as expressions of `inputs` (one text per input). A
+    Composite inside is spelled out in place: graphjit's composite has no
+    nesting, and its parser merges the repeated subexpressions again."""
+    text = dict(zip(fgraph.inputs, inputs))
 
     def operand(v):
         if v in text:
@@ -139,9 +147,15 @@ def _templates(fgraph, constant_input):
         raise Unsupported("unordered inner graph")
 
     for node in fgraph.toposort():
-        if len(node.outputs) != 1:
-            raise Unsupported(type(node.op).__name__)
         args = [operand(i) for i in node.inputs]
+        if type(node.op).__name__ == "Composite":
+            for out, e in zip(node.outputs, _expressions(
+                    node.op.fgraph, args, constant_input)):
+                text[out] = e
+            continue
+        if len(node.outputs) != 1:
+            raise Unsupported("the scalar op %s, of %d outputs"
+                              % (type(node.op).__name__, len(node.outputs)))
         in_dtypes = [i.type.dtype for i in node.inputs]
         out_dtype = node.outputs[0].type.dtype
         if out_dtype not in DTYPES:
@@ -156,7 +170,8 @@ def _templates(fgraph, constant_input):
         else:
             name = op_name(node.op, in_dtypes)
             if name is None:
-                raise Unsupported(type(node.op).__name__)
+                raise Unsupported("no graphjit kernel for the scalar op %s"
+                                  % type(node.op).__name__)
             if name in _INFIX:
                 e = "(" + (" %s " % _INFIX[name]).join(args) + ")"
             elif name == "neg":

@@ -144,9 +144,9 @@ def subtensor(t, node, ins):
                 steps.append(dict(axis=axis, **attrs))
         else:  # an integer: a slice of one, then the dim dropped
             i = _int_const(t, idx)
-            if i < 0:
-                raise Unsupported("a negative index")  # stop would be 0
-            steps.append(dict(axis=axis, start=i, stop=i + 1))
+            # x[-1] is x[-1:], a slice of one from the end.
+            steps.append(dict(axis=axis, start=i) if i == -1 else
+                         dict(axis=axis, start=i, stop=i + 1))
             drop.append(axis)
     x = ins[0]
     for attrs in steps:
@@ -362,8 +362,10 @@ def inc_subtensor(t, node, ins):
     ndim = x.type.ndim
     index += [slice(None)] * (ndim - len(index))
     active = [k for k, e in enumerate(index) if not _full_slice(e)]
-    if len(active) != 1:
-        raise Unsupported("an index on %d axes" % len(active))
+    if len(active) > 1:
+        return _inc_on_axes(t, node, ins, index, active)
+    if not active:
+        raise Unsupported("an index on no axis")
     [axis] = active
     entry = index[axis]
     gx, gy = ins[0], ins[1]
@@ -399,6 +401,44 @@ def inc_subtensor(t, node, ins):
     [yt] = t.apply("dimshuffle", [gy], pattern=perm)
     [out] = t.apply("inc_rows", [xt, rows, yt], set=setting)
     return t.apply("dimshuffle", [out], pattern=back)
+
+
+def _inc_on_axes(t, node, ins, index, active):
+    # x[a:b, i, c:d] set or incremented: NumPy's np.ix_ as an advanced
+    # index over the axes from the first indexed to the last (a range per
+    # slice, each along its own dim of the broadcast; an int a 0-d index),
+    # which has basic indexing's shape when they are adjacent, as here.
+    x, y = node.inputs[0], node.inputs[1]
+    gx = ins[0]
+    first, last = active[0], active[-1]
+    group = index[first:last + 1]
+    slices = [e for e in group if isinstance(e, slice)]
+    arrays, pos = [], 0
+    for k, e in enumerate(group, start=first):
+        if isinstance(e, slice):
+            rows = _slice_rows(t, e, x.type.shape[k], gx, k)
+            pattern = ["x"] * pos + [0] + ["x"] * (len(slices) - pos - 1)
+            if len(slices) > 1:
+                [rows] = t.apply("dimshuffle", [rows], pattern=pattern)
+            pos += 1
+        else:
+            i = _int_const(t, e)
+            n = x.type.shape[k]
+            if i >= 0 or n is not None:
+                rows = t.constant(np.int64(i + n if i < 0 else i), "int64")
+            else:  # from the end of a dim of a size known at run time
+                [size] = t.apply("shape", [gx], axis=k)
+                [rows] = t.apply("add", [size, t.constant(i, "int64")])
+        arrays.append(rows)
+    pattern = [-1] * first + list(range(len(arrays)))
+    gy = ins[1]
+    if y.type.dtype != x.type.dtype:
+        if not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
+            raise Unsupported("y of %s into x of %s" % (y.type.dtype,
+                                                       x.type.dtype))
+        [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
+    return t.apply("advanced_inc_subtensor", [gx, gy] + arrays,
+                   pattern=pattern, set=bool(node.op.set_instead_of_inc))
 
 
 def _full_slice(e):

@@ -157,8 +157,19 @@ class Translation:
         # A translator that reads constants graphjit cannot hold (None for
         # SpecifyShape's free dims) gets None for them.
         loose = getattr(fn, "takes_constants", False)
-        if fn is not None and all(holds(i) or (loose and i.owner is None)
-                                  for i in node.inputs):
+        if type(node.op).__name__ == "MakeSlice" and all(
+                i.owner is None for i in node.inputs):
+            # A constant slice (PyTensor 2.38's index inputs): its readers
+            # take it as a constant, or a Py node from its cell.
+            cell = Cell()
+            cell.value = slice(*[getattr(i, "data", None)
+                                 for i in node.inputs])
+            self.vals[node.outputs[0]] = cell
+            self.compiled[node] = True
+            return
+        if fn is not None and all(
+                holds(i) or (loose and (i.owner is None or isinstance(
+                    self.vals.get(i), Cell))) for i in node.inputs):
             try:
                 check_dtypes(node)
                 ins = [self._value(i) if holds(i) else None
@@ -173,14 +184,18 @@ class Translation:
                 # An Apply already emitted stays in the graph unused.
                 self.fallback_reason[node] = str(e)
         elif fn is None:
-            self.fallback_reason[node] = "no graphjit op"
+            self.fallback_reason[node] = "no graphjit op for %s" % (
+                type(node.op).__name__)
         self._python_node(node)
 
     def _inline(self, node):
         """An OpFromGraph's inner graph, copied onto the node's inputs and
         translated node by node in place of it: its Applies cite the
         node's line, so the profile shows them as the node's."""
-        from pytensor.graph.basic import io_toposort
+        try:
+            from pytensor.graph.traversal import io_toposort
+        except ImportError:  # PyTensor 2.38
+            from pytensor.graph.basic import io_toposort
         from pytensor.graph.replace import clone_replace
         op = node.op
         outs = clone_replace(list(op.inner_outputs),

@@ -1,0 +1,92 @@
+"""graphjit.pytensor runs PyTensor's indexing as compiled code: advanced
+indexing with integer arrays (broadcast, negative, mixed with slices),
+advanced increments and sets (repeated indices counted as np.add.at),
+increments of basic indices on any axis and on several axes, and slices of
+dims whose size is known at run time only; every value equal to PyTensor's
+own mode, errors included."""
+import numpy as np
+import pytest
+
+pytensor = pytest.importorskip("pytensor")
+import pytensor.tensor as pt  # noqa: E402
+
+import graphjit.pytensor as gjp  # noqa: E402
+
+RNG = np.random.default_rng(11)
+
+
+def compile_both(inputs, outputs):
+    return [pytensor.function(inputs, outputs, mode=m)
+            for m in ("GRAPHJIT", None)]
+
+
+def assert_all_c(f):
+    cov = gjp.coverage(f)
+    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
+
+
+def assert_same(fs, *args):
+    got, want = (f(*args) for f in fs)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
+def test_advanced_subtensor_forms():
+    x = pt.dmatrix("x")
+    t3 = pt.dtensor3("t3")
+    i = pt.lvector("i")
+    j = pt.lvector("j")
+    outs = [x[i, j], x[i], x[:, j], x[1:, j], x[i[:, None], j],
+            t3[i, :, j], t3[:, i, j], x[i, j].sum() * x[i]]
+    fs = compile_both([x, t3, i, j], outs)
+    assert_all_c(fs[0])
+    xv = RNG.normal(size=(5, 4))
+    tv = RNG.normal(size=(5, 4, 4))
+    assert_same(fs, xv, tv, np.array([0, 3, -1, 3]), np.array([1, -4, 3, 0]))
+
+
+def test_advanced_increments_count_repeats_and_sets_keep_the_last():
+    x = pt.dmatrix("x")
+    y = pt.dvector("y")
+    i = pt.lvector("i")
+    outs = [pt.inc_subtensor(x[i, i], y), pt.set_subtensor(x[i, i], y),
+            pt.inc_subtensor(x[:, i], 1.0),
+            # a diagonal, as PyMC's GP and LKJ gradients make it
+            pt.set_subtensor(x[pt.arange(3), pt.arange(3)], 0.0)]
+    fs = compile_both([x, y, i], outs)
+    assert_all_c(fs[0])
+    assert_same(fs, RNG.normal(size=(4, 4)), np.array([1.0, 2.0, 3.0]),
+                np.array([0, 2, 0]))
+
+
+def test_basic_increments_on_any_axis_and_several():
+    x = pt.dmatrix("x")
+    v = pt.dvector("v")
+    outs = [pt.inc_subtensor(x[:, 1], v[:4]),
+            pt.set_subtensor(x[1:3, 0:2], 7.0),
+            pt.inc_subtensor(x[-1, 1:], v[:2]),
+            pt.set_subtensor(v[1:-1], 0.0),  # v's length: run time only
+            pt.inc_subtensor(v[-1], 5.0)]
+    fs = compile_both([x, v], outs)
+    assert_all_c(fs[0])
+    assert_same(fs, RNG.normal(size=(4, 3)), RNG.normal(size=6))
+
+
+def test_gradients_of_indexing():
+    x = pt.dmatrix("x")
+    i = pt.lvector("i")
+    cost = (x[i, i[::-1]] ** 2).sum() + x[1:, -1].sum() + x[i].sum()
+    fs = compile_both([x, i], [cost, pt.grad(cost, x)])
+    assert_all_c(fs[0])
+    assert_same(fs, RNG.normal(size=(4, 4)), np.array([0, 1, 1, 3]))
+
+
+def test_out_of_bounds_raises_index_error():
+    x = pt.dvector("x")
+    i = pt.lvector("i")
+    fs = compile_both([x, i], [x[i] * 2])
+    for f in fs:
+        with pytest.raises(IndexError):
+            f(np.arange(3.0), np.array([0, 3]))
+    assert_same(fs, np.arange(3.0), np.array([2, -3]))
