@@ -124,38 +124,68 @@ Expected<Plan> makePlan(const NDArray &X, llvm::ArrayRef<NDArray> Indices,
   return P;
 }
 
-/// Calls Visit(XOffset, OutIndexOfB) for each element of B, after checking
-/// its indices; OutIndexOfB is B's multi-index.
+int64_t readIndex(DType T, const char *Ptr) {
+  switch (T) {
+  case DType::I64: return *reinterpret_cast<const int64_t *>(Ptr);
+  case DType::I32: return *reinterpret_cast<const int32_t *>(Ptr);
+  case DType::I16: return *reinterpret_cast<const int16_t *>(Ptr);
+  case DType::I8: return *reinterpret_cast<const int8_t *>(Ptr);
+  case DType::U8: return *reinterpret_cast<const uint8_t *>(Ptr);
+  default: return 0; // refused by makePlan
+  }
+}
+
+/// Calls Visit(XOffset, BOffset) for each element of B in C order, after
+/// checking its indices: XOffset the byte offset into x its indices pick,
+/// BOffset the element's byte offset along BStrides (the output's, or y's,
+/// strides of B's dims). The index arrays are walked by their strides
+/// (0 where they broadcast), one step at a time, nothing allocated.
 template <typename Fn>
 Error forEachIndexed(const NDArray &X, llvm::ArrayRef<NDArray> Indices,
-                     const IndexPattern &Pattern, const Plan &P, Fn Visit) {
-  int64_t Count = numElementsOf(P.B);
-  Shape Multi(P.B.size(), 0);
+                     const IndexPattern &Pattern, const Plan &P,
+                     llvm::ArrayRef<int64_t> BStrides, Fn Visit) {
+  struct Walk {
+    const NDArray *I;
+    const char *Ptr;
+    Shape Steps; // per dim of B, bytes (0: broadcast)
+    int64_t Len, XStride;
+    unsigned Axis;
+  };
+  const size_t R = P.B.size();
+  std::vector<Walk> Walks;
+  for (unsigned D : P.A.Indexed) {
+    const NDArray &I = Indices[size_t(Pattern[D])];
+    Walk W{&I, I.data(), Shape(R, 0), X.dim(D), X.strides()[D], D};
+    for (size_t K = 0; K < I.rank(); ++K)
+      if (I.dim(K) != 1)
+        W.Steps[R - I.rank() + K] = I.strides()[K];
+    Walks.push_back(std::move(W));
+  }
+  const int64_t Count = numElementsOf(P.B);
+  Shape Multi(R, 0);
+  int64_t BOff = 0;
   for (int64_t Flat = 0; Flat < Count; ++Flat) {
-    int64_t Off = 0;
-    for (unsigned D : P.A.Indexed) {
-      const NDArray &I = Indices[size_t(Pattern[D])];
-      // The index array's element at Multi (broadcast from the right).
-      const char *Ptr = I.data();
-      for (size_t K = 0; K < I.rank(); ++K)
-        if (I.dim(K) != 1)
-          Ptr += Multi[P.B.size() - I.rank() + K] * I.strides()[K];
-      int64_t V = 0;
-      dispatchDType(I.dtype(), [&](auto Tag) {
-        using T = typename decltype(Tag)::type;
-        V = int64_t(*reinterpret_cast<const T *>(Ptr));
-      });
-      int64_t N = X.dim(D);
-      if (V < -N || V >= N)
+    int64_t XOff = 0;
+    for (const Walk &W : Walks) {
+      int64_t V = readIndex(W.I->dtype(), W.Ptr);
+      if (V < -W.Len || V >= W.Len)
         return opError("IndexError: index " + llvm::Twine(V) +
-                       " is out of bounds for axis " + llvm::Twine(D) +
-                       " with size " + llvm::Twine(N));
-      Off += (V < 0 ? V + N : V) * X.strides()[D];
+                       " is out of bounds for axis " + llvm::Twine(W.Axis) +
+                       " with size " + llvm::Twine(W.Len));
+      XOff += (V < 0 ? V + W.Len : V) * W.XStride;
     }
-    Visit(Off, Multi);
-    for (size_t K = P.B.size(); K-- > 0;) {
-      if (++Multi[K] < P.B[K])
+    Visit(XOff, BOff);
+    // The next element of B: carry through the dims from the last.
+    for (size_t K = R; K-- > 0;) {
+      if (++Multi[K] < P.B[K]) {
+        BOff += BStrides[K];
+        for (Walk &W : Walks)
+          W.Ptr += W.Steps[K];
         break;
+      }
+      BOff -= (P.B[K] - 1) * BStrides[K];
+      for (Walk &W : Walks)
+        W.Ptr -= (P.B[K] - 1) * W.Steps[K];
       Multi[K] = 0;
     }
   }
@@ -179,13 +209,6 @@ Block sliceBlock(const NDArray &X, const Shape &OStrides, const Plan &P) {
     K.OStrides.push_back(OStrides[O++]);
   }
   return K;
-}
-
-int64_t bOffset(const Shape &Multi, const Shape &OStrides, const Plan &P) {
-  int64_t Off = 0;
-  for (size_t K = 0; K < P.B.size(); ++K)
-    Off += Multi[K] * OStrides[P.BStart + K];
-  return Off;
 }
 
 } // namespace
@@ -231,19 +254,38 @@ Expected<Shape> graphjit::advancedIndexShape(const NDArray &X,
   return P->Out;
 }
 
+/// B's dims' strides within an output laid out as Plan.Out says.
+static Shape bStrides(const Shape &OutStrides, const Plan &P) {
+  return Shape(OutStrides.begin() + P.BStart,
+               OutStrides.begin() + P.BStart + P.B.size());
+}
+
 Error graphjit::advancedGather(const NDArray &X, llvm::ArrayRef<NDArray> Indices,
                                const IndexPattern &Pattern, const NDArray &Out) {
   Expected<Plan> P = makePlan(X, Indices, Pattern);
   if (!P)
     return P.takeError();
   Block K = sliceBlock(X, Out.strides(), *P);
-  return forEachIndexed(X, Indices, Pattern, *P,
-                        [&](int64_t XOff, const Shape &Multi) {
-    NDArray Src = NDArray::wrap(X.data() + XOff, X.dtype(), K.Dims, K.XStrides);
-    NDArray Dst = NDArray::wrap(Out.data() + bOffset(Multi, Out.strides(), *P),
-                                Out.dtype(), K.Dims, K.OStrides);
-    copyConvert(Src, Dst);
+  Shape BS = bStrides(Out.strides(), *P);
+  Error Err = Error::success();
+  dispatchDType(X.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    if (K.Dims.empty()) { // every axis indexed: one element each
+      Err = forEachIndexed(X, Indices, Pattern, *P, BS,
+                           [&](int64_t XOff, int64_t OOff) {
+        *reinterpret_cast<T *>(Out.data() + OOff) =
+            *reinterpret_cast<const T *>(X.data() + XOff);
+      });
+      return;
+    }
+    Err = forEachIndexed(X, Indices, Pattern, *P, BS,
+                         [&](int64_t XOff, int64_t OOff) {
+      copyConvert(
+          NDArray::wrap(X.data() + XOff, X.dtype(), K.Dims, K.XStrides),
+          NDArray::wrap(Out.data() + OOff, Out.dtype(), K.Dims, K.OStrides));
+    });
   });
+  return Err;
 }
 
 Error graphjit::advancedScatter(const NDArray &Y, llvm::ArrayRef<NDArray> Indices,
@@ -252,6 +294,10 @@ Error graphjit::advancedScatter(const NDArray &Y, llvm::ArrayRef<NDArray> Indice
   Expected<Plan> P = makePlan(Out, Indices, Pattern);
   if (!P)
     return P.takeError();
+  if (Y.dtype() != Out.dtype())
+    return opError("advanced_inc_subtensor: y of " +
+                   dtypeName(Y.dtype()) + " into x of " +
+                   dtypeName(Out.dtype()));
   // y broadcast to x[pattern]'s shape, read through its strides.
   const Shape &S = P->Out;
   if (Y.rank() > S.size())
@@ -271,31 +317,33 @@ Error graphjit::advancedScatter(const NDArray &Y, llvm::ArrayRef<NDArray> Indice
   }
   // The block walks x's sliced axes (XStrides) and y's (OStrides).
   Block K = sliceBlock(Out, YStrides, *P);
-  return forEachIndexed(Out, Indices, Pattern, *P,
-                        [&](int64_t XOff, const Shape &Multi) {
-    int64_t YOff = bOffset(Multi, YStrides, *P);
-    NDArray Dst =
-        NDArray::wrap(Out.data() + XOff, Out.dtype(), K.Dims, K.XStrides);
-    NDArray Src =
-        NDArray::wrap(Y.data() + YOff, Y.dtype(), K.Dims, K.OStrides);
-    if (Set) {
-      copyConvert(Src, Dst);
-      return;
-    }
-    LoopOperand Ops[2] = {{Dst.data(), Dst.strides()},
-                          {Src.data(), Src.strides()}};
-    dispatchDType(Out.dtype(), [&](auto Tag) {
-      using T = typename decltype(Tag)::type;
+  Shape BS = bStrides(YStrides, *P);
+  Error Err = Error::success();
+  dispatchDType(Out.dtype(), [&](auto Tag) {
+    using T = typename decltype(Tag)::type;
+    auto Update = [Set](T &D, T V) {
+      if (Set)
+        D = V;
+      else if constexpr (std::is_same_v<T, bool>)
+        D = D || V;
+      else
+        D = T(D + V);
+    };
+    Err = forEachIndexed(Out, Indices, Pattern, *P, BS,
+                         [&](int64_t XOff, int64_t YOff) {
+      if (K.Dims.empty()) { // every axis indexed: one element each
+        Update(*reinterpret_cast<T *>(Out.data() + XOff),
+               *reinterpret_cast<const T *>(Y.data() + YOff));
+        return;
+      }
+      LoopOperand Ops[2] = {{Out.data() + XOff, K.XStrides},
+                            {Y.data() + YOff, K.OStrides}};
       forEachRow(K.Dims, Ops, [&](char **Ptr, const int64_t *St, int64_t N) {
-        for (int64_t I = 0; I < N; ++I) {
-          T &D = *reinterpret_cast<T *>(Ptr[0] + I * St[0]);
-          T V = *reinterpret_cast<const T *>(Ptr[1] + I * St[1]);
-          if constexpr (std::is_same_v<T, bool>)
-            D = D || V;
-          else
-            D = T(D + V);
-        }
+        for (int64_t I = 0; I < N; ++I)
+          Update(*reinterpret_cast<T *>(Ptr[0] + I * St[0]),
+                 *reinterpret_cast<const T *>(Ptr[1] + I * St[1]));
       });
     });
   });
+  return Err;
 }

@@ -12,7 +12,7 @@ import pytest
 pm = pytest.importorskip("pymc")
 
 import pytensor  # noqa: E402
-from pytensor.compile.mode import Mode, get_mode  # noqa: E402
+from pytensor.compile.mode import Mode  # noqa: E402
 
 import graphjit.pytensor as gjp  # noqa: E402,F401  (registers GRAPHJIT)
 from conftest import EXAMPLES  # noqa: E402
@@ -88,12 +88,11 @@ MAP_MODELS = ["poisson_offset_glm", "beta_regression", "censored_normal",
 
 @pytest.mark.parametrize("name", MAP_MODELS)
 def test_find_map(name):
-    # find_MAP takes no compile_kwargs: its functions use config.mode. The
-    # Mode object, since config.mode's check refuses the name "GRAPHJIT"
-    # (issue 35).
+    # find_MAP takes no compile_kwargs: its functions use config.mode, which
+    # takes the name "GRAPHJIT" (graphjit.pytensor.flags.accept_mode_name).
     model = CORPUS[name]()
     want = pm.find_MAP(model=model, progressbar=False)
-    with pytensor.config.change_flags(mode=get_mode("GRAPHJIT")):
+    with pytensor.config.change_flags(mode="GRAPHJIT"):
         got = pm.find_MAP(model=model, progressbar=False)
     assert sorted(got) == sorted(want)
     for k in want:

@@ -355,40 +355,74 @@ def inc_subtensor(t, node, ins):
     # x[..., i, ...] or x[..., a:b:c, ...] on one axis, set or incremented:
     # inc_rows on that axis (moved first and back by dimshuffle views),
     # with the rows as a constant vector, or made by arange at run time
-    # where the axis's length is known then only.
+    # where the axis's length is known then only. Slices on several axes
+    # nest: the inner region is worked on a view of the rows, then set
+    # back; a mix with integers is an advanced index (np.ix_).
     from pytensor.tensor.subtensor import get_idx_list
     index = list(get_idx_list(node.inputs[1:], node.op.idx_list))
     x, y = node.inputs[0], node.inputs[1]
     ndim = x.type.ndim
     index += [slice(None)] * (ndim - len(index))
     active = [k for k, e in enumerate(index) if not _full_slice(e)]
-    if len(active) > 1:
-        return _inc_on_axes(t, node, ins, index, active)
     if not active:
         raise Unsupported("an index on no axis")
-    [axis] = active
-    entry = index[axis]
-    gx, gy = ins[0], ins[1]
+    setting = bool(node.op.set_instead_of_inc)
+    gy = ins[1]
     if y.type.dtype != x.type.dtype:
         if not np.can_cast(y.type.dtype, x.type.dtype, "same_kind"):
             raise Unsupported("y of %s into x of %s" % (y.type.dtype,
                                                        x.type.dtype))
         [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
-    if isinstance(entry, slice):
-        rows = _slice_rows(t, entry, x.type.shape[axis], gx, axis)
-        ydim = y.type.ndim
+    if len(active) > 1:
+        if not all(isinstance(index[k], slice) for k in active):
+            return _inc_on_axes(t, node, ins, index, active)
+        return _inc_slices(t, ins[0], list(x.type.shape), index, active, gy,
+                           y.type.ndim, setting)
+    [axis] = active
+    return _inc_axis(t, ins[0], x.type.shape[axis], ndim, axis, index[axis],
+                     gy, y.type.ndim, setting)
+
+
+def _inc_slices(t, gx, shape, index, active, gy, ydim, setting):
+    """x with y set or added in x[slices...]: the region of the first
+    sliced axis as a view, the rest done in it, and the result set back."""
+    k = active[0]
+    e = index[k]
+    attrs = {n: v for n, v in zip(("start", "stop", "step"),
+                                  (_slice_bound(t, e.start),
+                                   _slice_bound(t, e.stop),
+                                   _slice_bound(t, e.step))) if v is not None}
+    [view] = t.apply("subtensor", [gx], axis=k, **attrs)
+    inner_index = list(index)
+    inner_index[k] = slice(None)
+    inner_shape = list(shape)
+    inner_shape[k] = None
+    rest = active[1:]
+    if len(rest) > 1:
+        inner = _inc_slices(t, view, inner_shape, inner_index, rest, gy,
+                            ydim, setting)
     else:
-        rows = _index_row(t, entry, x.type.shape[axis], gx, axis)
-        ydim = y.type.ndim + 1
+        [j] = rest
+        [inner] = _inc_axis(t, view, inner_shape[j], len(shape), j,
+                            inner_index[j], gy, ydim, setting)
+    return _inc_axis(t, gx, shape[k], len(shape), k, e, inner, len(shape),
+                     True)
+
+
+def _inc_axis(t, gx, n, ndim, axis, entry, gy, ydim, setting):
+    """x with y set or added at x[..., entry, ...] on one axis (x of rank
+    ndim whose axis has static length n, y of rank ydim)."""
+    if isinstance(entry, slice):
+        rows = _slice_rows(t, entry, n, gx, axis)
+    else:
+        rows = _index_row(t, entry, n, gx, axis)
         # y lacks the indexed dim: it gets one of size 1 there (when y
         # reaches that far; otherwise it broadcasts from the left anyway).
-        at = axis - (ndim - ydim)
+        at = axis - (ndim - ydim - 1)
         if at >= 0:
             [gy] = t.apply("dimshuffle", [gy], pattern=list(range(at)) + ["x"]
-                           + list(range(at, y.type.ndim)))
-        else:
-            ydim -= 1
-    setting = bool(node.op.set_instead_of_inc)
+                           + list(range(at, ydim)))
+            ydim += 1
     if axis == 0:
         return t.apply("inc_rows", [gx, rows, gy], set=setting)
     # y to x's rank, then the axis first for both, and back after.
