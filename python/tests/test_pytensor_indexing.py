@@ -90,3 +90,18 @@ def test_out_of_bounds_raises_index_error():
         with pytest.raises(IndexError):
             f(np.arange(3.0), np.array([0, 3]))
     assert_same(fs, np.arange(3.0), np.array([2, -3]))
+
+
+def test_coverage_says_why_a_node_is_py():
+    # A boolean mask still runs PyTensor's perform; coverage() says so,
+    # with the reason, and summary()'s coverage line too.
+    import io
+    x = pt.dvector("x")
+    f = pytensor.function([x], x[x > 0] * 2, mode="GRAPHJIT")
+    np.testing.assert_allclose(f(np.array([1.0, -2.0, 3.0])), [2.0, 6.0])
+    cov = gjp.coverage(f)
+    [py] = [n for n in cov["py_nodes"] if "Subtensor" in n["op"]]
+    assert py["reason"] == "a boolean mask"
+    out = io.StringIO()
+    gjp.summary(f, file=out)
+    assert "(a boolean mask)" in out.getvalue()

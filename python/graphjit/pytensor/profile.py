@@ -154,7 +154,12 @@ def _coverage(runner):
     out = {"nodes": n, "c_nodes": c, "applies": n and c / n,
            "time": None,
            "py_ops": sorted({str(node.op) for node in t.nodes
-                             if not t.compiled.get(node)})}
+                             if not t.compiled.get(node)}),
+           # Each Py node and why graphjit left it to PyTensor's perform.
+           "py_nodes": [{"node": k, "op": str(node.op),
+                         "reason": t.fallback_reason.get(node, "")}
+                        for k, node in enumerate(t.nodes)
+                        if not t.compiled.get(node)]}
     data = _graphjit_profile(runner)
     if data is not None:
         secs = {"C": 0.0, "Py": 0.0}
@@ -172,7 +177,12 @@ def _coverage_line(cov):
     if cov["time"] is not None:
         line += ", %.0f%% of the Apply time" % (100 * cov["time"])
     if cov["py_ops"]:
-        line += "; Py: " + ", ".join(cov["py_ops"])
+        reasons = {}
+        for n in cov["py_nodes"]:
+            reasons.setdefault(n["op"], n["reason"])
+        line += "; Py: " + ", ".join(
+            "%s (%s)" % (op, reasons[op]) if reasons.get(op) else op
+            for op in cov["py_ops"])
     return line + "\n"
 
 
