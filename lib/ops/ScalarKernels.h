@@ -13,6 +13,9 @@
 #define GRAPHJIT_OPS_SCALARKERNELS_H
 
 #include "ScalarOps.h"
+// The special functions' gj_special_* wrappers, which JIT code links by
+// address (graphjit::initialize()), so that it and perform call the same.
+#include "SpecialFunctions.h"
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -202,43 +205,6 @@ template <typename T> T softplus(T X) {
   // np.logaddexp(0, X): exact to rounding for large |X| of either sign.
   T L = std::log1p(std::exp(-std::fabs(X)));
   return X > 0 ? X + L : L;
-}
-
-// The special functions (SpecialFunctions.cpp): JIT code links them by
-// address (graphjit::initialize()), so that it and perform call the same.
-extern "C" {
-float gj_special_digamma_f32(float);
-double gj_special_digamma_f64(double);
-float gj_special_trigamma_f32(float);
-double gj_special_trigamma_f64(double);
-float gj_special_erfinv_f32(float);
-double gj_special_erfinv_f64(double);
-float gj_special_erfcinv_f32(float);
-double gj_special_erfcinv_f64(double);
-float gj_special_erfcx_f32(float);
-double gj_special_erfcx_f64(double);
-float gj_special_log1mexp_f32(float);
-double gj_special_log1mexp_f64(double);
-float gj_special_xlogx_f32(float);
-double gj_special_xlogx_f64(double);
-float gj_special_i0_f32(float);
-double gj_special_i0_f64(double);
-float gj_special_i1_f32(float);
-double gj_special_i1_f64(double);
-float gj_special_i0e_f32(float);
-double gj_special_i0e_f64(double);
-float gj_special_i1e_f32(float);
-double gj_special_i1e_f64(double);
-float gj_special_xlogy0_f32(float, float);
-double gj_special_xlogy0_f64(double, double);
-float gj_special_gammainc_f32(float, float);
-double gj_special_gammainc_f64(double, double);
-float gj_special_gammaincc_f32(float, float);
-double gj_special_gammaincc_f64(double, double);
-float gj_special_polygamma_f32(float, float);
-double gj_special_polygamma_f64(double, double);
-float gj_special_betainc_f32(float, float, float);
-double gj_special_betainc_f64(double, double, double);
 }
 
 /// The float or the double function of a pair, by T.

@@ -11,25 +11,9 @@ pytensor = pytest.importorskip("pytensor")
 import pytensor.tensor as pt  # noqa: E402
 
 import graphjit.pytensor as gjp  # noqa: E402
+from conftest import assert_all_c, assert_same, compile_both  # noqa: E402
 
 RNG = np.random.default_rng(11)
-
-
-def compile_both(inputs, outputs):
-    return [pytensor.function(inputs, outputs, mode=m)
-            for m in ("GRAPHJIT", None)]
-
-
-def assert_all_c(f):
-    cov = gjp.coverage(f)
-    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
-
-
-def assert_same(fs, *args):
-    got, want = (f(*args) for f in fs)
-    for g, w in zip(got, want, strict=True):
-        assert np.asarray(g).dtype == np.asarray(w).dtype
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
 
 
 def test_advanced_subtensor_forms():

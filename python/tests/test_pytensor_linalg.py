@@ -13,27 +13,9 @@ from pytensor.tensor import slinalg  # noqa: E402
 from pytensor.tensor.xlogx import xlogx, xlogy0  # noqa: E402
 
 import graphjit.pytensor as gjp  # noqa: E402
+from conftest import assert_all_c, assert_same, compile_both  # noqa: E402
 
 RNG = np.random.default_rng(3)
-
-
-def compile_both(inputs, outputs):
-    return [pytensor.function(inputs, outputs, mode=m)
-            for m in ("GRAPHJIT", None)]
-
-
-def assert_all_c(f):
-    cov = gjp.coverage(f)
-    assert cov["c_nodes"] == cov["nodes"], cov["py_ops"]
-
-
-def assert_same(fs, *args, rtol=1e-10, atol=1e-12):
-    got, want = (f(*args) for f in fs)
-    if not isinstance(got, list):
-        got, want = [got], [want]
-    for g, w in zip(got, want, strict=True):
-        assert np.asarray(g).dtype == np.asarray(w).dtype
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
 def spd(n, batch=(), dtype="float64"):

@@ -140,14 +140,17 @@ def _is_full(e):
         and e.step in (None, 1)
 
 
-@translates("AdvancedSubtensor")
-def advanced_subtensor(t, node, ins):
-    # Slices first, as views (they keep every axis), then the arrays.
-    x = ins[0]
+def _pattern(t, node, first, x):
+    """The advanced index of the node's inputs from `first` on, over x:
+    (x with partial slices taken as subtensor views, the pattern, the
+    index arrays)."""
     pattern, arrays = [], []
-    for axis, e in enumerate(advanced_entries(node, 1)):
+    for axis, e in enumerate(advanced_entries(node, first)):
         if isinstance(e, slice):
             if not _is_full(e):
+                if x is None:
+                    raise Unsupported("a partial slice in an advanced "
+                                      "increment")
                 attrs = {k: v for k, v in zip(("start", "stop", "step"),
                                               (e.start, e.stop, e.step))
                          if v is not None}
@@ -158,6 +161,13 @@ def advanced_subtensor(t, node, ins):
             arrays.append(t._value(e))
     if not arrays:
         raise Unsupported("an advanced index without arrays")
+    return x, pattern, arrays
+
+
+@translates("AdvancedSubtensor")
+def advanced_subtensor(t, node, ins):
+    # Slices first, as views (they keep every axis), then the arrays.
+    x, pattern, arrays = _pattern(t, node, 1, ins[0])
     return t.apply("advanced_subtensor", [x] + arrays, pattern=pattern)
 
 
@@ -171,17 +181,7 @@ def advanced_inc_subtensor(t, node, ins):
     if getattr(op, "ignore_duplicates", False) and not setting:
         raise Unsupported("an increment that ignores repeated indices")
     x, y = node.inputs[:2]
-    pattern, arrays = [], []
-    for e in advanced_entries(node, 2):
-        if isinstance(e, slice):
-            if not _is_full(e):
-                raise Unsupported("a partial slice in an advanced increment")
-            pattern.append(-1)
-        else:
-            pattern.append(len(arrays))
-            arrays.append(t._value(e))
-    if not arrays:
-        raise Unsupported("an advanced index without arrays")
+    _, pattern, arrays = _pattern(t, node, 2, None)
     gy = _same_dtype(t, ins[1], y, x)
     return t.apply("advanced_inc_subtensor", [ins[0], gy] + arrays,
                    pattern=pattern, set=setting)
