@@ -20,6 +20,11 @@
 //   advanced_inc_subtensor(x, y, i0, ..., pattern=[...], set=false)
 //                              x with y added at x[...] (np.add.at: once per
 //                              repeated index), or stored there
+//   nonzero(mask, x, axis=0, rank=1)   mask.nonzero(): one i64 vector per
+//                              dim of the mask (rank of them), after
+//                              checking that the mask matches x's dims from
+//                              axis on (NumPy's IndexError) - a boolean
+//                              index turned into integer arrays
 //   pivot_to_permutation(p, inverse=false)   LAPACK's 0-based row swaps
 //                              (?getrf's pivots) as the permutation they
 //                              make, or its inverse (PyTensor's
@@ -56,6 +61,7 @@ constexpr FnName Names[] = {
     {"argsort", "ArgSortOp"},  {"pivot_to_permutation", "PivotToPermutations"},
     {"advanced_subtensor", "AdvancedSubtensor"},
     {"advanced_inc_subtensor", "AdvancedIncSubtensor"},
+    {"nonzero", "Nonzero"},
 };
 
 const FnName &names(ArrayFn F) { return Names[unsigned(F)]; }
@@ -105,6 +111,9 @@ std::string ArrayFnOp::name() const {
   case ArrayFn::PivotToPermutation:
     return std::string("PivotToPermutations{inverse=") +
            (P.Inverse ? "True" : "False") + "}";
+  case ArrayFn::Nonzero:
+    return "Nonzero{axis=" + std::to_string(P.Axis1) +
+           ", rank=" + std::to_string(P.MaskRank) + "}";
   case ArrayFn::AdvancedSubtensor:
     return "AdvancedSubtensor{" + intListStr(P.Pattern) + "}";
   case ArrayFn::AdvancedIncSubtensor:
@@ -116,6 +125,10 @@ std::string ArrayFnOp::name() const {
 }
 
 llvm::StringRef ArrayFnOp::className() const { return names(P.Fn).Class; }
+
+unsigned ArrayFnOp::numOutputs() const {
+  return P.Fn == ArrayFn::Nonzero ? P.MaskRank : 1;
+}
 
 Expected<std::vector<TensorType>>
 ArrayFnOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
@@ -212,6 +225,17 @@ ArrayFnOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
                      ") has more dims than x[...]");
     return std::vector<TensorType>{X};
   }
+  case ArrayFn::Nonzero: {
+    const TensorType &Like = In[1];
+    if (X.Dtype != DType::Bool || X.rank() != P.MaskRank)
+      return opError("nonzero: a bool mask of rank " +
+                     llvm::Twine(P.MaskRank) + ", not " + X.str());
+    if (P.Axis1 < 0 || P.Axis1 + int64_t(P.MaskRank) > int64_t(Like.rank()))
+      return opError("nonzero: a mask of rank " + llvm::Twine(P.MaskRank) +
+                     " at axis " + llvm::Twine(P.Axis1) + " of " + Like.str());
+    return std::vector<TensorType>(
+        P.MaskRank, TensorType(DType::I64, {Dim::unknown()}));
+  }
   case ArrayFn::PivotToPermutation:
     if (X.rank() != 1 || isFloat(X.Dtype))
       return opError("pivot_to_permutation: an integer vector, not " +
@@ -294,6 +318,25 @@ Error ArrayFnOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
   }
   case ArrayFn::AdvancedIncSubtensor:
     return createOutput(Out[0], X.dtype(), X.shape());
+  case ArrayFn::Nonzero: {
+    const NDArray &Like = In[1];
+    for (unsigned K = 0; K < P.MaskRank; ++K) {
+      int64_t Axis = P.Axis1 + K;
+      if (X.dim(K) != Like.dim(unsigned(Axis)))
+        return opError("IndexError: boolean index did not match indexed "
+                       "array along axis " + llvm::Twine(Axis) +
+                       "; size of axis is " + llvm::Twine(Like.dim(unsigned(Axis))) +
+                       " but size of corresponding boolean axis is " +
+                       llvm::Twine(X.dim(K)));
+    }
+    int64_t Count = 0;
+    for (int64_t I = 0, E = X.numElements(); I < E; ++I)
+      Count += X.getInt(I) != 0;
+    for (unsigned K = 0; K < P.MaskRank; ++K)
+      if (Error E = createOutput(Out[K], DType::I64, {Count}))
+        return E;
+    return Error::success();
+  }
   }
   return opError("unknown array function");
 }
@@ -419,6 +462,24 @@ Error ArrayFnOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out
   case ArrayFn::AdvancedIncSubtensor:
     copyConvert(X, O);
     return advancedScatter(In[1], In.drop_front(2), P.Pattern, P.Set, O);
+  case ArrayFn::Nonzero: {
+    // C order, as numpy: each true element's index, one output per dim.
+    Shape Multi(X.rank(), 0);
+    int64_t Next = 0;
+    for (int64_t I = 0, E = X.numElements(); I < E; ++I) {
+      if (X.getInt(I) != 0) {
+        for (unsigned K = 0; K < X.rank(); ++K)
+          Out[K].dataAs<int64_t>()[Next] = Multi[K];
+        ++Next;
+      }
+      for (size_t K = X.rank(); K-- > 0;) {
+        if (++Multi[K] < X.dim(unsigned(K)))
+          break;
+        Multi[K] = 0;
+      }
+    }
+    return Error::success();
+  }
   case ArrayFn::PivotToPermutation: {
     int64_t N = X.numElements();
     std::vector<int64_t> Perm(static_cast<size_t>(N));
@@ -504,6 +565,20 @@ Expected<OpRef> makeArrayFn(ArrayFn F, const AttrMap &Attrs) {
     P.Inverse = *V;
     break;
   }
+  case ArrayFn::Nonzero: {
+    if (Error E = R.checkOnly({"axis", "rank"}))
+      return E;
+    if (Error E = Int("axis", 0, P.Axis1))
+      return E;
+    int64_t Rank = 1;
+    if (Error E = Int("rank", 1, Rank))
+      return E;
+    if (Rank < 1 || Rank > 32)
+      return attrError("rank", "nonzero: a mask rank from 1 to 32, not " +
+                                   std::to_string(Rank));
+    P.MaskRank = unsigned(Rank);
+    break;
+  }
   case ArrayFn::AdvancedSubtensor:
   case ArrayFn::AdvancedIncSubtensor: {
     if (Error E = R.checkOnly({"pattern", "set"}))
@@ -562,6 +637,9 @@ void graphjit::registerArrayFnOps(OpRegistry &R) {
       {ArrayFn::AdvancedIncSubtensor, 3, -1,
        "x with y added at x[i0, :, i1] once per index (np.add.at), or set: "
        "advanced_inc_subtensor(x, y, i0, i1, pattern=[0, -1, 1], set=false)"},
+      {ArrayFn::Nonzero, 2, 2,
+       "a boolean index as integer arrays, mask.nonzero(), checked against "
+       "x's dims from axis on: nonzero(mask, x, axis=0, rank=1)"},
   };
   for (const Spec &S : Specs) {
     ArrayFn Fn = S.Fn;

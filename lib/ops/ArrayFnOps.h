@@ -28,6 +28,8 @@ enum class ArrayFn : uint8_t {
   PivotToPermutation, ///< LAPACK's row swaps as a permutation (i64)
   AdvancedSubtensor,  ///< x[i0, :, i1] (AdvancedIndexing.h)
   AdvancedIncSubtensor, ///< x with y added (or set) at x[i0, :, i1]
+  Nonzero,            ///< nonzero(mask, x, axis=a): mask.nonzero(), one
+                      ///< i64 vector per dim of the mask
 };
 
 struct ArrayFnParams {
@@ -38,6 +40,7 @@ struct ArrayFnParams {
   std::optional<int64_t> Axis;  ///< sort's, argsort's (none: flattened)
   bool Inverse = false;         ///< pivot_to_permutation's
   std::vector<int64_t> Pattern; ///< the advanced indexing's
+  unsigned MaskRank = 1;        ///< nonzero's outputs
   bool Set = false;             ///< advanced_inc_subtensor's
 };
 
@@ -51,6 +54,7 @@ public:
 
   std::string name() const override;
   llvm::StringRef className() const override;
+  unsigned numOutputs() const override;
 
   llvm::Expected<std::vector<TensorType>>
   inferTypes(llvm::ArrayRef<TensorType> In) const override;

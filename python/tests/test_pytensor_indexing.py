@@ -76,16 +76,47 @@ def test_out_of_bounds_raises_index_error():
     assert_same(fs, np.arange(3.0), np.array([2, -3]))
 
 
+def test_boolean_masks_as_compiled_code():
+    x = pt.dmatrix("x")
+    v = pt.dvector("v")
+    outs = [v[v > 0] * 2, x[x > 0], x[:, v > 0], pt.set_subtensor(v[v < 0], 0.0),
+            pt.inc_subtensor(x[x > 0.5], 1.0)]
+    fs = compile_both([x, v], outs)
+    assert_all_c(fs[0])
+    assert_same(fs, RNG.normal(size=(4, 3)), np.array([1.0, -2.0, 3.0]))
+    # A mask of the wrong length is NumPy's IndexError (Numba's mode does
+    # not check it, so NumPy is the reference here).
+    xv, vv = RNG.normal(size=(4, 3)), np.array([1.0, -2.0, 3.0])
+    with pytest.raises(IndexError, match="did not match") as want:
+        xv[vv > 0]
+    f = pytensor.function([x, v], x[v > 0], mode="GRAPHJIT")
+    with pytest.raises(IndexError, match="did not match") as got:
+        f(xv, vv)
+    assert str(want.value).split(";")[0] in str(got.value)
+
+
 def test_coverage_says_why_a_node_is_py():
-    # A boolean mask still runs PyTensor's perform; coverage() says so,
-    # with the reason, and summary()'s coverage line too.
+    # An op graphjit has no translator for runs PyTensor's perform;
+    # coverage() says so, with the reason, and summary()'s line too.
     import io
+    from pytensor.graph.basic import Apply
+    from pytensor.graph.op import Op
+
+    class Twice(Op):
+        __props__ = ()
+
+        def make_node(self, a):
+            a = pt.as_tensor_variable(a)
+            return Apply(self, [a], [a.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0] * 2
+
     x = pt.dvector("x")
-    f = pytensor.function([x], x[x > 0] * 2, mode="GRAPHJIT")
-    np.testing.assert_allclose(f(np.array([1.0, -2.0, 3.0])), [2.0, 6.0])
-    cov = gjp.coverage(f)
-    [py] = [n for n in cov["py_nodes"] if "Subtensor" in n["op"]]
-    assert py["reason"] == "a boolean mask"
+    f = pytensor.function([x], Twice()(x) + 1, mode="GRAPHJIT")
+    np.testing.assert_allclose(f(np.array([1.0, -2.0])), [3.0, -3.0])
+    [py] = gjp.coverage(f)["py_nodes"]
+    assert py["op"] == "Twice" and py["reason"] == "no graphjit op for Twice"
     out = io.StringIO()
     gjp.summary(f, file=out)
-    assert "(a boolean mask)" in out.getvalue()
+    assert "Twice (no graphjit op for Twice)" in out.getvalue()

@@ -155,6 +155,25 @@ TEST(ArrayFn, AdvancedIndexing) {
             std::string::npos);
 }
 
+TEST(ArrayFn, NonzeroOfAMask) {
+  // np.array([[1, 0, 1], [0, 1, 0]], bool).nonzero(): ([0, 0, 1], [0, 2, 1])
+  NDArray Mask = arr(DType::Bool, {2, 3}, {1, 0, 1, 0, 1, 0});
+  NDArray Like = iota(F64, {5, 2, 3});
+  OpRef Op = makeOp("nonzero", {{"axis", num(1)}, {"rank", num(2)}}, 2);
+  EXPECT_EQ(Op->name(), "Nonzero{axis=1, rank=2}");
+  EXPECT_EQ(inferOp(*Op, {ty(DType::Bool, {K(2), K(3)}),
+                          ty(F64, {K(5), K(2), K(3)})}),
+            "i64[?]; i64[?]");
+  auto Out = llvm::cantFail(runOp(*Op, {Mask, Like}));
+  expectValues(Out[0], {0, 0, 1});
+  expectValues(Out[1], {0, 2, 1});
+  OpRef First = makeOp("nonzero", {}, 2);
+  EXPECT_EQ(runError(*First, {arr(DType::Bool, {3}, {1, 0, 1}), Like}),
+            "IndexError: boolean index did not match indexed array along "
+            "axis 0; size of axis is 5 but size of corresponding boolean "
+            "axis is 3");
+}
+
 TEST(ArrayFn, JitMatchesPerform) {
   Compiled C = compile(
       {ty(F64, {S("n"), S("n")}), ty(I64)},

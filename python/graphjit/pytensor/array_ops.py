@@ -129,8 +129,6 @@ def advanced_entries(node, first):
             out.append(slice(_slice_part(e.start), _slice_part(e.stop),
                              _slice_part(e.step)))
         else:
-            if getattr(e.type, "dtype", "") == "bool":
-                raise Unsupported("a boolean mask")
             out.append(e)
     return out
 
@@ -145,7 +143,22 @@ def _pattern(t, node, first, x):
     (x with partial slices taken as subtensor views, the pattern, the
     index arrays)."""
     pattern, arrays = [], []
-    for axis, e in enumerate(advanced_entries(node, first)):
+    axis = 0
+    for e in advanced_entries(node, first):
+        if getattr(getattr(e, "type", None), "dtype", "") == "bool":
+            # x[mask] is x[mask.nonzero()]: one array per dim of the mask,
+            # after checking the mask's shape against x's there.
+            like = t._value(node.inputs[0])
+            rank = e.type.ndim
+            if rank == 0:
+                raise Unsupported("a 0-d boolean index")
+            parts = t.apply("nonzero", [t._value(e), like], axis=axis,
+                            rank=rank)
+            for p in parts:
+                pattern.append(len(arrays))
+                arrays.append(p)
+            axis += rank
+            continue
         if isinstance(e, slice):
             if not _is_full(e):
                 if x is None:
@@ -159,6 +172,7 @@ def _pattern(t, node, first, x):
         else:
             pattern.append(len(arrays))
             arrays.append(t._value(e))
+        axis += 1
     if not arrays:
         raise Unsupported("an advanced index without arrays")
     return x, pattern, arrays
