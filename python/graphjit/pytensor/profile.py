@@ -99,14 +99,24 @@ class ProfileBridge:
         nodes = self.runner.translation.nodes
         compiled = self.runner.translation.compiled
         totals = collections.defaultdict(lambda: [0.0, 0])
+        made = collections.defaultdict(list)  # node -> its Applies' outputs
         for a, k, node in _rows_of_nodes(data, nodes):
             tot = totals[k]
             tot[0] += a["seconds"]
             tot[1] = max(tot[1], a["calls"])
-            if len(a.get("outputs", [])) == len(node.outputs):
-                for var, o in zip(node.outputs, a["outputs"]):
-                    stats.variable_shape[var] = tuple(o["shape"])
-                    stats.variable_strides[var] = tuple(o["strides"])
+            made[k] += a.get("outputs", [])
+        # A node's outputs are the last its Applies make: one Apply per
+        # output of a multi-output Composite, and helper views before the
+        # Apply that makes an increment's output. PyTensor's memory
+        # profile needs a shape for each (summary_memory fails without).
+        for k, outs in made.items():
+            node = nodes[k]
+            if len(outs) < len(node.outputs):
+                continue
+            for var, o in zip(node.outputs, outs[len(outs) -
+                                                 len(node.outputs):]):
+                stats.variable_shape[var] = tuple(o["shape"])
+                stats.variable_strides[var] = tuple(o["strides"])
         for k, (secs, calls) in totals.items():
             node = nodes[k]
             old_s, old_c = self.seen[k]
