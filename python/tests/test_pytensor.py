@@ -15,6 +15,7 @@ import pytensor.tensor as pt  # noqa: E402
 from pytensor.graph.basic import Apply  # noqa: E402
 from pytensor.graph.op import Op  # noqa: E402
 
+import graphjit  # noqa: E402
 import graphjit.pytensor as gjp  # noqa: E402
 
 RNG = np.random.default_rng(0)
@@ -203,10 +204,27 @@ def test_bad_arguments():
         f(np.ones(3, dtype="complex128"), np.ones((2, 3)))
     with pytest.raises(TypeError):
         f(np.ones((3, 3)), np.ones((2, 3)))  # wrong rank
-    # graphjit finds it in Gemm: GraphjitError (a RuntimeError) for now.
-    with pytest.raises((ValueError, RuntimeError)):
+    # graphjit finds it in Gemm: the ValueError PyTensor raises there
+    # (a GraphjitError too, whose message names the node).
+    with pytest.raises(ValueError) as err:
         f(np.ones(4), np.ones((2, 3)))  # shapes do not fit
+    assert isinstance(err.value, gjp.GraphjitValueError)
+    assert isinstance(err.value, graphjit.GraphjitError)
     assert f(np.ones(3), np.ones((2, 3))) == 6.0
+
+
+def test_shape_errors_are_value_errors_as_in_pytensor():
+    x = pt.dvector("x")
+    y = pt.dvector("y")
+    for out in (x + y, x.reshape((2, 2))):
+        ref = pytensor.function([x, y], out, on_unused_input="ignore")
+        with pytest.raises(ValueError):
+            ref(np.ones(3), np.ones(4))
+        f = pytensor.function([x, y], out, mode="GRAPHJIT",
+                              on_unused_input="ignore")
+        with pytest.raises(ValueError, match="Apply node"):
+            f(np.ones(3), np.ones(4))
+        f(np.ones(4), np.ones(4))  # usable afterwards
 
 
 def test_profile_rows_and_flags():

@@ -24,11 +24,11 @@ _FLAGGED = _import_pytensor()
 from pytensor.compile import mode as _mode  # noqa: E402
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery  # noqa: E402
 
-from .linker import GraphjitLinker  # noqa: E402
+from .linker import GraphjitLinker, GraphjitValueError  # noqa: E402
 from .profile import (coverage, renamed_profile, summary,  # noqa: E402
                       sync_profile)
 
-__all__ = ["GraphjitLinker", "GRAPHJIT", "coverage", "summary",
+__all__ = ["GraphjitLinker", "GraphjitValueError", "GRAPHJIT", "coverage", "summary",
            "renamed_profile", "sync_profile"]
 
 if "graphjit" not in _mode.predefined_linkers:

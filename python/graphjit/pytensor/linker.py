@@ -153,6 +153,11 @@ class _Runner:
 
 
 _CITED = re.compile(r"<pytensor>:(\d+)")
+class GraphjitValueError(_graphjit.GraphjitError, ValueError):
+    """A node's error found while a GRAPHJIT function runs: a
+    GraphjitError, and the ValueError PyTensor's own modes raise there."""
+
+
 _RAISED = re.compile(r"(LinAlgError|AssertionError|IndexError): (.*)"
                      r"|(index -?\d+ is out of bounds for axis \d+ with size \d+)")
 
@@ -165,6 +170,10 @@ def _pytensor_error(exc, node):
     "AssertionError: ...", "IndexError: ...")."""
     m = _RAISED.search(str(exc))
     if m is None:
+        # A node's run-time error (shapes that do not broadcast or
+        # reshape): PyTensor's ops raise ValueError there.
+        if isinstance(exc, _graphjit.GraphjitError):
+            return GraphjitValueError(str(exc))
         return None
     if m.group(3):  # take's and inc_rows' words, NumPy's
         return IndexError(m.group(3))
