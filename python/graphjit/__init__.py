@@ -16,11 +16,12 @@ import sys
 from . import _graphjit
 from ._graphjit import (Function, Graph, GraphBuilder, GraphjitError,
                         ProfileStats, Variable)
-from .profile import ApplyRow, Profile, _write, diff, merge
+from .profile import ApplyRow, Profile, _write, diff, diff_text, merge
 
 __all__ = ["load", "loads", "function", "Module", "Function", "Graph",
            "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
-           "ApplyRow", "Variable", "merge", "diff", "trace", "write_trace"]
+           "ApplyRow", "Variable", "merge", "diff", "diff_text", "trace",
+           "write_trace"]
 __version__ = "0.1.0"
 
 

@@ -138,7 +138,14 @@ def merge(*profiles, names=None):
     return Profile(json.loads(_graphjit.profile_merge(texts, names or [])))
 
 
-def diff(a, b, name_a="A", name_b="B", n_rows=20):
+def diff(a, b, name_a="A", name_b="B", n_rows=20, file=None):
+    """Prints what changed from a to b, as ``graphjit-prof diff`` does (to
+    file, stdout by default), as summary() prints the report; diff_text()
+    returns the same text."""
+    _write(diff_text(a, b, name_a, name_b, n_rows), file)
+
+
+def diff_text(a, b, name_a="A", name_b="B", n_rows=20):
     """What changed from a to b, as ``graphjit-prof diff`` prints it. Either
     side may be a list of runs, merged first: with distributions and 4 or
     more runs a side, each Apply is tested run against run

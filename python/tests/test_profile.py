@@ -98,7 +98,11 @@ def test_json_round_trip_merge_and_diff(tmp_path, rng):
     rows = {r.id: r.calls for r in merged.rows()}
     assert set(rows.values()) == {5}
     assert (a + b).data == merged.data
-    text = graphjit.diff(a, b, "first", "second")
+    text = graphjit.diff_text(a, b, "first", "second")
+    # diff() prints the same text, as summary() prints the report.
+    out = io.StringIO()
+    assert graphjit.diff(a, b, "first", "second", file=out) is None
+    assert out.getvalue() == text
     assert "first" in text and "second" in text
     assert str(a).startswith("Function profiling")
 
@@ -189,10 +193,10 @@ def test_distributions_keep_the_first_call_apart_and_tell_noise(rng):
     assert "Apply time per call (steady state" in str(p)
     # A profile against itself is all noise; without distributions the
     # diff says it cannot tell.
-    assert "Noise: no significant change" in graphjit.diff(p, p)
+    assert "Noise: no significant change" in graphjit.diff_text(p, p)
     plain = run_steps(m, "train", 2, rng, profile=True).profile.profile()
     assert all(r.distribution is None for r in plain.rows())
-    assert "Noise: unknown" in graphjit.diff(plain, p)
+    assert "Noise: unknown" in graphjit.diff_text(plain, p)
 
 
 def scaled_run(profile, factors):
@@ -220,12 +224,12 @@ def test_diff_of_merged_runs_is_mann_whitney_on_their_medians(rng):
     side_b = side_a[:5] * rng.uniform(1.0, 1.8, size=(5, n))
     a = graphjit.merge(*[scaled_run(p, f) for f in side_a])
     b = graphjit.merge(*[scaled_run(p, f) for f in side_b])
-    text = graphjit.diff(a, b, n_rows=n)
+    text = graphjit.diff_text(a, b, n_rows=n)
     # Lists of runs are merged by diff itself.
-    assert graphjit.diff([scaled_run(p, f) for f in side_a],
+    assert graphjit.diff_text([scaled_run(p, f) for f in side_a],
                          [scaled_run(p, f) for f in side_b], n_rows=n) == text
     with pytest.raises(ValueError, match="diff: b is an empty list of runs"):
-        graphjit.diff(a, [])
+        graphjit.diff_text(a, [])
     assert "Tested between runs: 6 runs of A against 5" in text
     import re
     rows = re.findall(r"(changed|noise) +train: (.*?)  \[median per call "
