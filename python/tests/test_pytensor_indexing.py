@@ -120,3 +120,19 @@ def test_coverage_says_why_a_node_is_py():
     out = io.StringIO()
     gjp.summary(f, file=out)
     assert "Twice (no graphjit op for Twice)" in out.getvalue()
+
+
+def test_indices_known_at_run_time_only():
+    x = pt.dmatrix("x")
+    i = pt.lscalar("i")
+    j = pt.lscalar("j")
+    outs = [x[i], x[i, j], x[1:, j], x[-1, i] * x[i, 0],
+            pt.inc_subtensor(x[i], 1.0), pt.set_subtensor(x[i, j], -1.0)]
+    fs = compile_both([x, i, j], outs)
+    assert_all_c(fs[0])
+    xv = RNG.normal(size=(4, 3))
+    for iv, jv in ((0, 0), (2, -1), (-3, 2)):
+        assert_same(fs, xv, iv, jv)
+    for f in fs:
+        with pytest.raises(IndexError):
+            f(xv, 4, 0)

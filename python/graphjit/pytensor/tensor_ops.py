@@ -143,7 +143,11 @@ def subtensor(t, node, ins):
             if attrs and attrs != {"step": 1}:
                 steps.append(dict(axis=axis, **attrs))
         else:  # an integer: a slice of one, then the dim dropped
-            i = _int_const(t, idx)
+            try:
+                i = _int_const(t, idx)
+            except Unsupported:  # known at run time only
+                drop.append((axis, t._value(idx)))
+                continue
             # x[-1] is x[-1:], a slice of one from the end.
             steps.append(dict(axis=axis, start=i) if i == -1 else
                          dict(axis=axis, start=i, stop=i + 1))
@@ -151,6 +155,19 @@ def subtensor(t, node, ins):
     x = ins[0]
     for attrs in steps:
         [x] = t.apply("subtensor", [x], **attrs)
+    runtime = [d for d in drop if isinstance(d, tuple)]
+    if runtime:
+        # Integers known at run time: 0-d index arrays of an advanced
+        # index, whose broadcast shape () leaves exactly basic indexing's
+        # result (the constant ones are slices of one, indexed at 0).
+        ndim = node.inputs[0].type.ndim
+        pattern, arrays = [-1] * ndim, []
+        for d in drop:
+            axis, value = d if isinstance(d, tuple) else (
+                d, t.constant(np.int64(0), "int64"))
+            pattern[axis] = len(arrays)
+            arrays.append(value)
+        return t.apply("advanced_subtensor", [x] + arrays, pattern=pattern)
     if drop:
         keep = [d for d in range(node.inputs[0].type.ndim) if d not in drop]
         [x] = t.apply("dimshuffle", [x], pattern=keep)
@@ -373,6 +390,8 @@ def inc_subtensor(t, node, ins):
             raise Unsupported("y of %s into x of %s" % (y.type.dtype,
                                                        x.type.dtype))
         [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
+    if any(not isinstance(e, slice) and not _is_const(e) for e in index):
+        return _inc_at_run_time(t, ins[0], gy, index, setting)
     if len(active) > 1:
         if not all(isinstance(index[k], slice) for k in active):
             return _inc_on_axes(t, node, ins, index, active)
@@ -381,6 +400,24 @@ def inc_subtensor(t, node, ins):
     [axis] = active
     return _inc_axis(t, ins[0], x.type.shape[axis], ndim, axis, index[axis],
                      gy, y.type.ndim, setting)
+
+
+def _inc_at_run_time(t, gx, gy, index, setting):
+    """x[i, :, j] += y with integers known at run time only: an advanced
+    increment by 0-d index arrays, whose broadcast shape () makes it the
+    basic one (partial slices beside them stay Py)."""
+    pattern, arrays = [], []
+    for e in index:
+        if isinstance(e, slice):
+            if not _full_slice(e):
+                raise Unsupported("a slice beside an index known at run "
+                                  "time only")
+            pattern.append(-1)
+        else:
+            pattern.append(len(arrays))
+            arrays.append(t._value(e))
+    return t.apply("advanced_inc_subtensor", [gx, gy] + arrays,
+                   pattern=pattern, set=setting)
 
 
 def _inc_slices(t, gx, shape, index, active, gy, ydim, setting):
