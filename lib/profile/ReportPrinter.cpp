@@ -173,7 +173,8 @@ void ReportPrinter::printTensorLines(StringRef Kind,
 void ReportPrinter::printApplyTable() {
   std::vector<size_t> Order = sortedApplies(F.Applies);
   OS << "Apply\n------\n";
-  OS << "<% time> <sum %> <apply time> <time per call> <#call> <id> "
+  // <type> as in the Class and Ops tables: C (JIT code) or Py (perform).
+  OS << "<% time> <sum %> <apply time> <time per call> <type> <#call> <id> "
         "<Mflops> <Gflops/s> <GB/s> <Apply name>\n";
   size_t Shown = std::min<size_t>(Order.size(), Opts.NApply);
   double Sum = 0;
@@ -188,11 +189,11 @@ void ReportPrinter::printApplyTable() {
     }
     if (A.BytesPerCall > 0 && A.Seconds > 0)
       GBs = formatv("{0:f2}", gbytesPerSecond(A)).str();
-    OS << format("  %4.1f%%   %5.1f%%     %ss       %.2es  %6llu  %4u "
+    OS << format("  %4.1f%%   %5.1f%%     %ss       %.2es    %2s  %6llu  %4u "
                  "%8s %10s %7s  ",
                  percent(A.Seconds, ThunkSeconds), percent(Sum, ThunkSeconds),
                  applyTime(A.Seconds).c_str(),
-                 safeRatio(A.Seconds, double(A.Calls)),
+                 safeRatio(A.Seconds, double(A.Calls)), A.type().str().c_str(),
                  (unsigned long long)A.Calls, A.Id, Mflops.c_str(),
                  Gflops.c_str(), GBs.c_str())
        << A.Name << "\n";

@@ -122,6 +122,36 @@ def test_coverage_says_why_a_node_is_py():
     assert "Twice (no graphjit op for Twice)" in out.getvalue()
 
 
+def test_apply_table_says_c_or_py():
+    # The Apply table has the Class and Ops tables' <type> column.
+    import io
+    from pytensor.graph.basic import Apply
+    from pytensor.graph.op import Op
+
+    class Halve(Op):
+        __props__ = ()
+
+        def make_node(self, a):
+            a = pt.as_tensor_variable(a)
+            return Apply(self, [a], [a.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0] / 2
+
+    x = pt.dvector("x")
+    f = pytensor.function([x], Halve()(pt.exp(x)), mode="GRAPHJIT",
+                          profile=True)
+    for _ in range(3):
+        f(np.arange(3.0))
+    out = io.StringIO()
+    gjp.summary(f, file=out, tensor_lines=False)
+    table = out.getvalue().split("Apply\n------\n")[1].split("\n\n")[0]
+    assert "<time per call> <type> <#call>" in table
+    rows = {("Halve" in line, line.split()[4]) for line in table.splitlines()
+            if "%" in line and "remaining" not in line and "<" not in line}
+    assert rows == {(True, "Py"), (False, "C")}, table
+
+
 def test_indices_known_at_run_time_only():
     x = pt.dmatrix("x")
     i = pt.lscalar("i")
