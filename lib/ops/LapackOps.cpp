@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LapackOps.h"
+#include "BlasThreads.h"
 #include "LapackKernels.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
@@ -479,6 +480,12 @@ Error LapackOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
   Expected<Batch> B = runBatch(In, coreRanks(P), info(P.Fn).FormatName);
   if (!B)
     return B.takeError();
+  // One matrix's work decides: the batch runs one matrix at a time.
+  std::vector<Shape> Shapes;
+  for (const NDArray &X : In)
+    Shapes.push_back(X.shape());
+  SmallBlasScope Threads(flops(Shapes, {}) / double(std::max<int64_t>(
+                                                 B->count(), 1)));
   if (Out[0].dtype() == DType::F32)
     return BatchRunner<float>(P, In, Out, *B).run();
   return BatchRunner<double>(P, In, Out, *B).run();

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MatrixProduct.h"
+#include "BlasThreads.h"
 #include <algorithm>
 #include <cblas.h>
 #include <limits>
@@ -74,6 +75,7 @@ static bool blasProductImpl(const MatView &A, const MatView &B, T *C, T Alpha,
   const int64_t M = A.Rows, K = A.Cols, N = B.Cols;
   if (!fitsBlasInt(M) || !fitsBlasInt(N) || !fitsBlasInt(K))
     return false;
+  SmallBlasScope Threads(2.0 * double(M) * double(N) * double(K));
   const T *PA = reinterpret_cast<const T *>(A.Data);
   const T *PB = reinterpret_cast<const T *>(B.Data);
   if (M == 1 && N == 1) {

@@ -10,6 +10,9 @@
 
 #include "LoweringTestUtil.h"
 #include "StructuralOpsTestUtil.h"
+#include "ops/BlasThreads.h"
+
+extern "C" int openblas_get_num_threads(void) __attribute__((weak));
 
 using namespace graphjit;
 using namespace graphjit::testutil;
@@ -208,6 +211,35 @@ TEST(Checks, TypesAndErrors) {
   EXPECT_TRUE(run1(*Assert, {X, True, True}).sharesBufferWith(X));
   EXPECT_EQ(runError(*Assert, {X, True, False}),
             "AssertionError: condition 1 of the assert is false");
+}
+
+// A small call runs on one OpenBLAS thread, nested scopes too, and
+// OpenBLAS gets its threads back after; a large one keeps them.
+TEST(Lapack, SmallCallsRunOnOneBlasThread) {
+  if (!openblas_get_num_threads)
+    GTEST_SKIP() << "the BLAS linked is not OpenBLAS";
+  int Threads = openblas_get_num_threads();
+  if (Threads < 2)
+    GTEST_SKIP() << "OpenBLAS runs one thread here (OPENBLAS_NUM_THREADS "
+                    "or one core): nothing to switch";
+  {
+    SmallBlasScope Outer(1e3);
+    EXPECT_EQ(openblas_get_num_threads(), 1);
+    {
+      SmallBlasScope Inner(1e4);
+      EXPECT_EQ(openblas_get_num_threads(), 1);
+    }
+    EXPECT_EQ(openblas_get_num_threads(), 1);
+  }
+  EXPECT_EQ(openblas_get_num_threads(), Threads);
+  {
+    SmallBlasScope Large(SmallBlasFlops * 10);
+    EXPECT_EQ(openblas_get_num_threads(), Threads);
+  }
+  // An op's compute: its result is right, and the count is restored.
+  NDArray L = run1(*makeOp("cholesky"), {arr(F64, {3, 3}, Spd)});
+  EXPECT_EQ(values(L)[0], 2.0);
+  EXPECT_EQ(openblas_get_num_threads(), Threads);
 }
 
 // JIT code against perform: the LAPACK call through gj_compute, the checks

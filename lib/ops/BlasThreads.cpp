@@ -1,0 +1,45 @@
+//===- BlasThreads.cpp - Small BLAS and LAPACK calls on one thread --------===//
+//
+// OpenBLAS's thread-count calls, declared weak: with another BLAS they are
+// null and the scope does nothing. Scopes nest and may overlap across
+// threads: a count of open scopes decides, under a lock, when OpenBLAS
+// goes to one thread and when it gets its threads back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlasThreads.h"
+#include <mutex>
+
+extern "C" {
+int openblas_get_num_threads(void) __attribute__((weak));
+void openblas_set_num_threads(int) __attribute__((weak));
+}
+
+using namespace graphjit;
+
+namespace {
+std::mutex Lock;
+int OpenScopes = 0;
+int SavedThreads = 0;
+} // namespace
+
+SmallBlasScope::SmallBlasScope(double Flops) {
+  if (Flops >= SmallBlasFlops || !openblas_get_num_threads ||
+      !openblas_set_num_threads)
+    return;
+  std::lock_guard<std::mutex> G(Lock);
+  if (OpenScopes++ == 0) {
+    SavedThreads = openblas_get_num_threads();
+    if (SavedThreads > 1)
+      openblas_set_num_threads(1);
+  }
+  Restore = 1;
+}
+
+SmallBlasScope::~SmallBlasScope() {
+  if (!Restore)
+    return;
+  std::lock_guard<std::mutex> G(Lock);
+  if (--OpenScopes == 0 && SavedThreads > 1)
+    openblas_set_num_threads(SavedThreads);
+}
