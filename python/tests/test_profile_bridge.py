@@ -33,3 +33,31 @@ def test_every_output_has_its_shape_and_the_memory_profile_prints():
         out = io.StringIO()
         stats.summary(file=out)
     assert "Memory Profile" in out.getvalue()
+
+
+def test_profiles_at_exit_print_without_a_traceback():
+    # Two profiled functions of other modes besides GRAPHJIT's, as
+    # pm.sample makes: PyTensor's sum of them at exit fails in 2.38 and
+    # 3.0 (rewriter_time); graphjit's exit hook leaves that sum out.
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent("""
+        import numpy as np, pytensor, pytensor.tensor as pt
+        x = pt.dvector("x")
+        for mode in ("GRAPHJIT", "FAST_COMPILE", "FAST_RUN"):
+            f = pytensor.function([x], (x * 2).sum(), mode=mode,
+                                  profile=True)
+            f(np.arange(3.0))
+        print("ran")
+    """)
+    env = dict(os.environ, PYTENSOR_FLAGS="profile=True")
+    r = subprocess.run([sys.executable, "-c", script], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "ran" in r.stdout
+    assert "Traceback" not in r.stderr and "Exception ignored" not in \
+        r.stderr, r.stderr[-2000:]
+    assert r.stderr.count("Function profiling") + \
+        r.stdout.count("Function profiling") >= 3

@@ -25,11 +25,13 @@ from pytensor.compile import mode as _mode  # noqa: E402
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery  # noqa: E402
 
 from .linker import GraphjitLinker, GraphjitValueError  # noqa: E402
-from .profile import (coverage, renamed_profile, summary,  # noqa: E402
-                      sync_profile)
+from .profile import (coverage, guard_exit_report,  # noqa: E402
+                      renamed_profile, summary, sync_profile)
 
 __all__ = ["GraphjitLinker", "GraphjitValueError", "GRAPHJIT", "coverage", "summary",
            "renamed_profile", "sync_profile"]
+
+guard_exit_report()
 
 if "graphjit" not in _mode.predefined_linkers:
     _mode.register_linker("graphjit", GraphjitLinker())

@@ -239,3 +239,32 @@ def _print_at_exit():
         runner = ref()
         if runner is not None:
             _summary(runner, file=sys.stderr)
+
+
+def guard_exit_report():
+    """PyTensor's report at exit sums its profiles when two or more are
+    printed, and that sum fails in PyTensor 2.38 and 3.0 (it reads
+    ``rewriter_time``, since renamed, and calls ``getattr(ps,
+    attr.items())``): a profiled ``pm.sample`` ends in a traceback, whatever
+    its functions' modes. The exit hook is replaced by one that prints
+    every profile as PyTensor does and leaves the sum out, in this process
+    and in the processes it forks (they inherit the hook)."""
+    try:
+        from pytensor.compile.debug import profiling
+    except ImportError:  # PyTensor 2.38
+        from pytensor.compile import profiling
+    import atexit
+    original = profiling._atexit_print_fn
+    if getattr(original, "_graphjit", False):
+        return
+
+    def print_profiles_at_exit():
+        for ps in profiling._atexit_print_list:
+            ps.show_sum = False
+        original()
+
+    print_profiles_at_exit._graphjit = True
+    profiling._atexit_print_fn = print_profiles_at_exit
+    if profiling._atexit_registered:  # registered before graphjit came
+        atexit.unregister(original)
+        atexit.register(print_profiles_at_exit)
