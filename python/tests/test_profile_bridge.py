@@ -61,3 +61,26 @@ def test_profiles_at_exit_print_without_a_traceback():
         r.stderr, r.stderr[-2000:]
     assert r.stderr.count("Function profiling") + \
         r.stdout.count("Function profiling") >= 3
+
+
+def test_profile_memory_flag_turns_on_graphjits_measured_memory():
+    x = pt.dvector("x")
+    with pytensor.config.change_flags(profile_memory=True):
+        f = pytensor.function([x], (pt.exp(x) * 2).sum(), mode="GRAPHJIT",
+                              profile=True)
+        f(np.arange(1000.0))
+    out = io.StringIO()
+    gjp.summary(f, file=out)
+    text = out.getvalue()
+    assert "memory profile above is measured" in text
+    data = gjp.renamed_profile(f.vm.jit_fn if hasattr(f, "vm") else
+                               f.fn.jit_fn).data
+    assert any(fn.get("memory", {}).get("recorded") for fn in
+               data["functions"])
+    # Without the flag, no measured memory.
+    g = pytensor.function([x], (pt.exp(x) * 2).sum(), mode="GRAPHJIT",
+                          profile=True)
+    g(np.arange(1000.0))
+    out = io.StringIO()
+    gjp.summary(g, file=out)
+    assert "memory profile above is measured" not in out.getvalue()

@@ -55,6 +55,11 @@ class GraphjitLinker(JITLinker):
         kw = {}
         if self.profile:
             kw["profile"] = True
+            # PyTensor's profile_memory flag: graphjit measures the memory
+            # (its allocations hooked), next to PyTensor's own estimate.
+            from pytensor import config
+            if getattr(config, "profile_memory", False):
+                kw["profile_memory"] = True
         f = _graphjit.compile(translation.graph, linker="c|py",
                               optimizer="None", opt_level=self.opt_level,
                               **kw)

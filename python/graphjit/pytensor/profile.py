@@ -216,6 +216,11 @@ def _summary(runner, file=None, **options):
         out.write("graphjit: the function was not profiled (profile=True)\n")
     else:
         prof.summary(file=out, **options)
+        if any(fn.get("memory") for fn in prof.data.get("functions", [])):
+            out.write("graphjit: the memory profile above is measured (every "
+                      "allocation of the calls, hooked); PyTensor's own "
+                      "report's \"Memory Profile\" is its estimate from the "
+                      "output shapes and its model of freeing order.\n")
     out.write(_coverage_line(_coverage(runner)))
 
 
