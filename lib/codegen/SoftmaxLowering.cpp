@@ -1,10 +1,11 @@
 //===- SoftmaxLowering.cpp - JIT code for softmax and log_softmax --------===//
 //
 // gj_prepare has checked the axis and created the output; the thunk loops
-// over every dim but the axis and makes three passes along each row, in
-// double exactly as the reference's softmaxRow: the maximum (the first NaN
-// wins; found with the reductions' row kernels), the sum of exp(x - max), then
-// exp(x - max) / sum or x - max - log(sum), rounded to the output dtype.
+// over every dim but the axis and makes three passes along each row,
+// exactly as the reference's softmaxRow: the maximum (the first NaN wins;
+// found with the reductions' row kernels), the sum of exp(x - max), then
+// exp(x - max) / sum or x - max - log(sum), rounded to the output dtype; in
+// double, but for float32 to float32, whose exps are in float.
 // exp and log are the scalar kernels, i.e. the same libm calls.
 //
 //===----------------------------------------------------------------------===//
@@ -39,31 +40,52 @@ static Error emitSoftmax(ThunkEmitter &E) {
   Value *InStep = In.Strides[Info->Axis], *OutStep = Out.Strides[Info->Axis];
   Type *DoubleTy = B.getDoubleTy();
   AllocaInst *SumA = entryAlloca(E, DoubleTy, "sum");
+  // float32 to float32 computes each exp in float (NNOps.cpp's softmaxRow),
+  // the sum and the division in double; everything else in double.
+  const bool Narrow = InT == DType::F32 && OutT == DType::F32;
+  const DType C = Narrow ? DType::F32 : F64;
+  const char *ExpKernel = Narrow ? "gj_scalar_exp_f32" : "gj_scalar_exp_f64";
 
   emitStridedNest(
       E, Outer, {In.Data, Out.Data}, Strides, [&](ArrayRef<Value *> P) {
         auto Elt = [&](Value *I) {
           return E.convert(E.loadElement(InT, E.offset(P[0], I, InStep)), InT,
-                           F64);
+                           C);
         };
+        auto Wide = [&](Value *V) { return E.convert(V, C, F64); };
         // An empty row has nothing to read, not even its first element.
         emitIf(E, B.CreateICmpSGT(N, E.constI64(0)), [&] {
           // The maximum of the converted values is the converted maximum:
-          // conversions to double keep order, NaNs and zeros' signs.
+          // conversions keep order, NaNs and zeros' signs.
           Value *Max = E.convert(emitRowExtreme(E, InT, true, P[0], InStep, N),
-                                 InT, F64);
-          // An f64 softmax keeps each exp in the output until it is divided:
-          // the same values, one exp per element instead of two.
-          const bool KeepExp = !Info->Log && OutT == F64;
+                                 InT, C);
+          // A softmax whose output is the compute dtype keeps each exp in
+          // the output until it is divided: one exp per element, not two.
+          const bool KeepExp = !Info->Log && OutT == C;
           B.CreateStore(ConstantFP::get(DoubleTy, 0.0), SumA);
-          E.emitLoop(N, "sum", [&](Value *I) {
-            Value *Exp =
-                E.callKernel("gj_scalar_exp_f64", {B.CreateFSub(Elt(I), Max)});
-            if (KeepExp)
-              E.storeElement(F64, Exp, E.offset(P[1], I, OutStep));
-            B.CreateStore(B.CreateFAdd(B.CreateLoad(DoubleTy, SumA), Exp),
-                          SumA);
-          });
+          if (KeepExp) {
+            // The exps in a loop of their own, which the vectorizer takes
+            // (the sum's order keeps its loop scalar), then their sum.
+            E.emitLoop(N, "exp", [&](Value *I) {
+              E.storeElement(
+                  C, E.callKernel(ExpKernel, {B.CreateFSub(Elt(I), Max)}),
+                  E.offset(P[1], I, OutStep));
+            });
+            E.emitLoop(N, "sum", [&](Value *I) {
+              Value *Exp = E.loadElement(C, E.offset(P[1], I, OutStep));
+              B.CreateStore(B.CreateFAdd(B.CreateLoad(DoubleTy, SumA),
+                                         Wide(Exp)),
+                            SumA);
+            });
+          } else {
+            E.emitLoop(N, "sum", [&](Value *I) {
+              Value *Exp =
+                  E.callKernel(ExpKernel, {B.CreateFSub(Elt(I), Max)});
+              B.CreateStore(B.CreateFAdd(B.CreateLoad(DoubleTy, SumA),
+                                         Wide(Exp)),
+                            SumA);
+            });
+          }
           Value *Sum = B.CreateLoad(DoubleTy, SumA);
           Value *LogSum =
               Info->Log ? E.callKernel("gj_scalar_log_f64", {Sum}) : nullptr;
@@ -71,13 +93,13 @@ static Error emitSoftmax(ThunkEmitter &E) {
             Value *At = E.offset(P[1], I, OutStep);
             Value *V;
             if (Info->Log)
-              V = B.CreateFSub(B.CreateFSub(Elt(I), Max), LogSum);
+              V = B.CreateFSub(Wide(B.CreateFSub(Elt(I), Max)), LogSum);
             else if (KeepExp)
-              V = B.CreateFDiv(E.loadElement(F64, At), Sum);
+              V = B.CreateFDiv(Wide(E.loadElement(C, At)), Sum);
             else
-              V = B.CreateFDiv(E.callKernel("gj_scalar_exp_f64",
-                                            {B.CreateFSub(Elt(I), Max)}),
-                               Sum);
+              V = B.CreateFDiv(
+                  Wide(E.callKernel(ExpKernel, {B.CreateFSub(Elt(I), Max)})),
+                  Sum);
             E.storeElement(OutT, E.convert(V, F64, OutT), At);
           });
         });

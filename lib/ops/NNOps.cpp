@@ -2,7 +2,8 @@
 //
 // Softmax and log-softmax along one axis of an array of any rank, computed
 // the numerically stable way (the maximum along the axis is subtracted
-// first), in double and rounded to the output dtype. Integer and bool inputs
+// first), in double and rounded to the output dtype (float32 to float32:
+// each exp in float, the sum in double). Integer and bool inputs
 // give floatTypeFor(dtype) as NumPy's float functions do. prepare() checks
 // and creates the output for the JIT (SoftmaxLowering.cpp).
 //
@@ -29,6 +30,27 @@ void softmaxRow(const char *In, int64_t InStride, char *Out,
                 int64_t OutStride, int64_t N, bool Log) {
   if (N == 0)
     return;
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float>) {
+    // float32 to float32: each exp in float, as NumPy computes it (twice
+    // the SIMD lanes of double's), the sum and the division in double.
+    auto X = [&](int64_t I) { return loadAt<float>(In, InStride, I); };
+    float Max = X(0);
+    for (int64_t I = 1; I < N && !std::isnan(Max); ++I) {
+      float V = X(I);
+      if (std::isnan(V) || V > Max)
+        Max = V;
+    }
+    double Sum = 0;
+    for (int64_t I = 0; I < N; ++I)
+      Sum += double(std::exp(X(I) - Max));
+    const double LogSum = std::log(Sum);
+    for (int64_t I = 0; I < N; ++I) {
+      float Shifted = X(I) - Max;
+      double V = Log ? double(Shifted) - LogSum : double(std::exp(Shifted)) / Sum;
+      *reinterpret_cast<float *>(Out + I * OutStride) = float(V);
+    }
+    return;
+  }
   auto X = [&](int64_t I) { return double(loadAt<T>(In, InStride, I)); };
   // The maximum, NaN if any element is NaN (as np.max gives).
   double Max = X(0);
