@@ -17,6 +17,7 @@
 #include "ops/StandardOps.h"
 #include "llvm/Support/Casting.h"
 #include <cmath>
+#include <type_traits>
 
 using namespace graphjit;
 using llvm::Error;
@@ -30,42 +31,27 @@ void softmaxRow(const char *In, int64_t InStride, char *Out,
                 int64_t OutStride, int64_t N, bool Log) {
   if (N == 0)
     return;
-  if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float>) {
-    // float32 to float32: each exp in float, as NumPy computes it (twice
-    // the SIMD lanes of double's), the sum and the division in double.
-    auto X = [&](int64_t I) { return loadAt<float>(In, InStride, I); };
-    float Max = X(0);
-    for (int64_t I = 1; I < N && !std::isnan(Max); ++I) {
-      float V = X(I);
-      if (std::isnan(V) || V > Max)
-        Max = V;
-    }
-    double Sum = 0;
-    for (int64_t I = 0; I < N; ++I)
-      Sum += double(std::exp(X(I) - Max));
-    const double LogSum = std::log(Sum);
-    for (int64_t I = 0; I < N; ++I) {
-      float Shifted = X(I) - Max;
-      double V = Log ? double(Shifted) - LogSum : double(std::exp(Shifted)) / Sum;
-      *reinterpret_cast<float *>(Out + I * OutStride) = float(V);
-    }
-    return;
-  }
-  auto X = [&](int64_t I) { return double(loadAt<T>(In, InStride, I)); };
+  // The elements and their exps in float for float32 to float32 (as NumPy
+  // computes it: twice double's SIMD lanes), else in double; the sum and
+  // the division always in double.
+  using C = std::conditional_t<std::is_same_v<T, float> &&
+                                   std::is_same_v<R, float>,
+                               float, double>;
+  auto X = [&](int64_t I) { return C(loadAt<T>(In, InStride, I)); };
   // The maximum, NaN if any element is NaN (as np.max gives).
-  double Max = X(0);
+  C Max = X(0);
   for (int64_t I = 1; I < N && !std::isnan(Max); ++I) {
-    double V = X(I);
+    C V = X(I);
     if (std::isnan(V) || V > Max)
       Max = V;
   }
   double Sum = 0;
   for (int64_t I = 0; I < N; ++I)
-    Sum += std::exp(X(I) - Max);
+    Sum += double(std::exp(X(I) - Max));
   const double LogSum = std::log(Sum);
   for (int64_t I = 0; I < N; ++I) {
-    double Shifted = X(I) - Max;
-    double V = Log ? Shifted - LogSum : std::exp(Shifted) / Sum;
+    C Shifted = X(I) - Max;
+    double V = Log ? double(Shifted) - LogSum : double(std::exp(Shifted)) / Sum;
     *reinterpret_cast<R *>(Out + I * OutStride) = static_cast<R>(V);
   }
 }
