@@ -25,6 +25,13 @@
 //                              checking that the mask matches x's dims from
 //                              axis on (NumPy's IndexError) - a boolean
 //                              index turned into integer arrays
+//   reshape_to(x, shape, ndim=k)   np.reshape(x, shape) with shape a 1-D
+//                              integer vector of k sizes (one may be -1)
+//                              known at run time, as a new array
+//   split_by(x, sizes, axis=0, n=k)   np.split of x along axis into the k
+//                              pieces whose sizes the 1-D vector gives
+//   repeat(x, repeats, axis=0)  np.repeat: repeats a 0-d or 1-D integer
+//                              array; without axis, of the flattened array
 //   pivot_to_permutation(p, inverse=false)   LAPACK's 0-based row swaps
 //                              (?getrf's pivots) as the permutation they
 //                              make, or its inverse (PyTensor's
@@ -62,6 +69,9 @@ constexpr FnName Names[] = {
     {"advanced_subtensor", "AdvancedSubtensor"},
     {"advanced_inc_subtensor", "AdvancedIncSubtensor"},
     {"nonzero", "Nonzero"},
+    {"reshape_to", "Reshape"},
+    {"split_by", "Split"},
+    {"repeat", "Repeat"},
 };
 
 const FnName &names(ArrayFn F) { return Names[unsigned(F)]; }
@@ -114,6 +124,14 @@ std::string ArrayFnOp::name() const {
   case ArrayFn::Nonzero:
     return "Nonzero{axis=" + std::to_string(P.Axis1) +
            ", rank=" + std::to_string(P.MaskRank) + "}";
+  case ArrayFn::ReshapeTo:
+    return "Reshape{ndim=" + std::to_string(P.MaskRank) + "}";
+  case ArrayFn::SplitBy:
+    return "Split{axis=" + std::to_string(P.Axis1) +
+           ", n=" + std::to_string(P.MaskRank) + "}";
+  case ArrayFn::Repeat:
+    return std::string("Repeat{axis=") +
+           (P.Axis ? std::to_string(*P.Axis) : std::string("None")) + "}";
   case ArrayFn::AdvancedSubtensor:
     return "AdvancedSubtensor{" + intListStr(P.Pattern) + "}";
   case ArrayFn::AdvancedIncSubtensor:
@@ -127,7 +145,8 @@ std::string ArrayFnOp::name() const {
 llvm::StringRef ArrayFnOp::className() const { return names(P.Fn).Class; }
 
 unsigned ArrayFnOp::numOutputs() const {
-  return P.Fn == ArrayFn::Nonzero ? P.MaskRank : 1;
+  return P.Fn == ArrayFn::Nonzero || P.Fn == ArrayFn::SplitBy ? P.MaskRank
+                                                               : 1;
 }
 
 Expected<std::vector<TensorType>>
@@ -236,6 +255,30 @@ ArrayFnOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
     return std::vector<TensorType>(
         P.MaskRank, TensorType(DType::I64, {Dim::unknown()}));
   }
+  case ArrayFn::ReshapeTo:
+  case ArrayFn::SplitBy:
+  case ArrayFn::Repeat: {
+    const TensorType &S = In[1];
+    bool Vector = P.Fn != ArrayFn::Repeat;
+    if (isFloat(S.Dtype) || S.Dtype == DType::Bool ||
+        (Vector ? S.rank() != 1 : S.rank() > 1))
+      return opError(llvm::Twine(names(P.Fn).Format) + ": " +
+                     (Vector ? "a 1-D integer vector" : "a 0-d or 1-D integer "
+                                                        "array") +
+                     " of sizes, not " + S.str());
+    if (P.Fn == ArrayFn::ReshapeTo)
+      return std::vector<TensorType>{TensorType(
+          X.Dtype, std::vector<Dim>(P.MaskRank, Dim::unknown()))};
+    if (P.Fn == ArrayFn::Repeat && !P.Axis)
+      return std::vector<TensorType>{TensorType(X.Dtype, {Dim::unknown()})};
+    int64_t A = P.Fn == ArrayFn::SplitBy ? P.Axis1 : *P.Axis;
+    Expected<unsigned> Axis = checkAxis(A, X.rank());
+    if (!Axis)
+      return Axis.takeError();
+    std::vector<Dim> Dims = X.Dims;
+    Dims[*Axis] = Dim::unknown();
+    return std::vector<TensorType>(numOutputs(), TensorType(X.Dtype, Dims));
+  }
   case ArrayFn::PivotToPermutation:
     if (X.rank() != 1 || isFloat(X.Dtype))
       return opError("pivot_to_permutation: an integer vector, not " +
@@ -318,6 +361,90 @@ Error ArrayFnOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
   }
   case ArrayFn::AdvancedIncSubtensor:
     return createOutput(Out[0], X.dtype(), X.shape());
+  case ArrayFn::ReshapeTo: {
+    const NDArray &Sh = In[1];
+    if (Sh.numElements() != int64_t(P.MaskRank))
+      return opError("Shape argument to Reshape has incorrect length: " +
+                     llvm::Twine(Sh.numElements()) + ", should be " +
+                     llvm::Twine(P.MaskRank));
+    Shape S;
+    int64_t Known = 1, Infer = -1;
+    for (int64_t K = 0; K < Sh.numElements(); ++K) {
+      int64_t D = Sh.getInt(K);
+      if (D == -1 && Infer < 0) {
+        Infer = K;
+        S.push_back(1);
+        continue;
+      }
+      if (D < 0)
+        return opError("reshape: a size of " + llvm::Twine(D));
+      S.push_back(D);
+      Known *= D;
+    }
+    int64_t Total = X.numElements();
+    if (Infer >= 0 && Known != 0 && Total % Known == 0)
+      S[size_t(Infer)] = Total / Known;
+    if (numElementsOf(S) != Total || (Infer >= 0 && Known == 0))
+      return opError("cannot reshape array of size " + llvm::Twine(Total) +
+                     " into shape " + compactShapeStr(S));
+    return createOutput(Out[0], X.dtype(), S);
+  }
+  case ArrayFn::SplitBy: {
+    Expected<unsigned> Axis = checkAxis(P.Axis1, X.rank());
+    if (!Axis)
+      return Axis.takeError();
+    const NDArray &Sizes = In[1];
+    if (Sizes.numElements() != int64_t(P.MaskRank))
+      return opError("Length of splits is not equal to n_splits");
+    int64_t Sum = 0;
+    for (int64_t K = 0; K < Sizes.numElements(); ++K) {
+      if (Sizes.getInt(K) < 0)
+        return opError("Split sizes cannot be negative");
+      Sum += Sizes.getInt(K);
+    }
+    if (Sum != X.dim(*Axis))
+      return opError("Split sizes sum to " + llvm::Twine(Sum) +
+                     "; expected " + llvm::Twine(X.dim(*Axis)));
+    for (unsigned K = 0; K < P.MaskRank; ++K) {
+      Shape S = X.shape();
+      S[*Axis] = Sizes.getInt(K);
+      if (Error E = createOutput(Out[K], X.dtype(), S))
+        return E;
+    }
+    return Error::success();
+  }
+  case ArrayFn::Repeat: {
+    const NDArray &Rep = In[1];
+    int64_t Len = P.Axis ? 0 : X.numElements();
+    unsigned Axis = 0;
+    if (P.Axis) {
+      Expected<unsigned> A = checkAxis(*P.Axis, X.rank());
+      if (!A)
+        return A.takeError();
+      Axis = *A;
+      Len = X.dim(Axis);
+    }
+    int64_t Total = 0;
+    if (Rep.rank() == 0 || Rep.numElements() == 1) {
+      Total = Rep.getInt(0) * Len;
+      if (Rep.getInt(0) < 0)
+        return opError("repeats may not contain negative values.");
+    } else {
+      if (Rep.numElements() != Len)
+        return opError("operands could not be broadcast together with "
+                       "shape (" + llvm::Twine(Len) + ",) (" +
+                       llvm::Twine(Rep.numElements()) + ",)");
+      for (int64_t K = 0; K < Len; ++K) {
+        if (Rep.getInt(K) < 0)
+          return opError("repeats may not contain negative values.");
+        Total += Rep.getInt(K);
+      }
+    }
+    Shape S = P.Axis ? X.shape() : Shape{Total};
+    if (P.Axis)
+      S[Axis] = Total;
+    return createOutput(Out[0], X.dtype(), S);
+  }
   case ArrayFn::Nonzero: {
     const NDArray &Like = In[1];
     for (unsigned K = 0; K < P.MaskRank; ++K) {
@@ -462,6 +589,51 @@ Error ArrayFnOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out
   case ArrayFn::AdvancedIncSubtensor:
     copyConvert(X, O);
     return advancedScatter(In[1], In.drop_front(2), P.Pattern, P.Set, O);
+  case ArrayFn::ReshapeTo: {
+    // X's elements in C order, into the new shape.
+    NDArray Flat = X.contiguous();
+    copyConvert(Flat.view(O.shape(), O.strides()), O);
+    return Error::success();
+  }
+  case ArrayFn::SplitBy: {
+    unsigned Axis = *checkAxis(P.Axis1, X.rank());
+    int64_t Start = 0;
+    for (unsigned K = 0; K < P.MaskRank; ++K) {
+      const NDArray &Piece = Out[K];
+      if (Piece.numElements() != 0)
+        copyConvert(NDArray::wrap(X.data() + Start * X.strides()[Axis],
+                                  X.dtype(), Piece.shape(), X.strides()),
+                    Piece);
+      Start += Piece.dim(Axis);
+    }
+    return Error::success();
+  }
+  case ArrayFn::Repeat: {
+    // Each slice along the axis (an element without one) copied its
+    // repeat count of times, in order.
+    NDArray Src = P.Axis ? X : X.contiguous();
+    unsigned Axis = 0;
+    if (!P.Axis)
+      Src = Src.view({X.numElements()}, {int64_t(X.elementSize())});
+    else
+      Axis = *checkAxis(*P.Axis, X.rank());
+    const NDArray &Rep = In[1];
+    bool One = Rep.rank() == 0 || Rep.numElements() == 1;
+    Shape Slice = Src.shape(), SliceSt = Src.strides(), OutSt = O.strides();
+    Slice.erase(Slice.begin() + Axis);
+    SliceSt.erase(SliceSt.begin() + Axis);
+    OutSt.erase(OutSt.begin() + Axis);
+    int64_t Row = 0;
+    for (int64_t I = 0; I < Src.dim(Axis); ++I) {
+      int64_t Times = One ? Rep.getInt(0) : Rep.getInt(I);
+      NDArray From = NDArray::wrap(Src.data() + I * Src.strides()[Axis],
+                                   Src.dtype(), Slice, SliceSt);
+      for (int64_t T = 0; T < Times; ++T, ++Row)
+        copyConvert(From, NDArray::wrap(O.data() + Row * O.strides()[Axis],
+                                        O.dtype(), Slice, OutSt));
+    }
+    return Error::success();
+  }
   case ArrayFn::Nonzero: {
     // C order, as numpy: each true element's index, one output per dim.
     Shape Multi(X.rank(), 0);
@@ -565,6 +737,35 @@ Expected<OpRef> makeArrayFn(ArrayFn F, const AttrMap &Attrs) {
     P.Inverse = *V;
     break;
   }
+  case ArrayFn::ReshapeTo:
+  case ArrayFn::SplitBy: {
+    bool Split = F == ArrayFn::SplitBy;
+    if (Error E = Split ? R.checkOnly({"axis", "n"}) : R.checkOnly({"ndim"}))
+      return E;
+    int64_t K = 1;
+    if (Error E = Int(Split ? "n" : "ndim", 1, K))
+      return E;
+    if (K < (Split ? 1 : 0) || K > 64)
+      return attrError(Split ? "n" : "ndim",
+                       std::string(Name) + ": " + (Split ? "n" : "ndim") +
+                           " from " + (Split ? "1" : "0") + " to 64, not " +
+                           std::to_string(K));
+    P.MaskRank = unsigned(K);
+    if (Split)
+      if (Error E = Int("axis", 0, P.Axis1))
+        return E;
+    break;
+  }
+  case ArrayFn::Repeat:
+    if (Error E = R.checkOnly({"axis"}))
+      return E;
+    if (R.has("axis")) {
+      int64_t A = 0;
+      if (Error E = Int("axis", 0, A))
+        return E;
+      P.Axis = A;
+    }
+    break;
   case ArrayFn::Nonzero: {
     if (Error E = R.checkOnly({"axis", "rank"}))
       return E;
@@ -640,6 +841,15 @@ void graphjit::registerArrayFnOps(OpRegistry &R) {
       {ArrayFn::Nonzero, 2, 2,
        "a boolean index as integer arrays, mask.nonzero(), checked against "
        "x's dims from axis on: nonzero(mask, x, axis=0, rank=1)"},
+      {ArrayFn::ReshapeTo, 2, 2,
+       "np.reshape to a shape vector known at run time, as a new array: "
+       "reshape_to(x, shape, ndim=2)"},
+      {ArrayFn::SplitBy, 2, 2,
+       "np.split into pieces whose sizes a vector gives at run time: "
+       "a, b = split_by(x, sizes, axis=0, n=2)"},
+      {ArrayFn::Repeat, 2, 2,
+       "np.repeat: repeat(x, repeats, axis=0); no axis: of the flattened "
+       "array"},
   };
   for (const Spec &S : Specs) {
     ArrayFn Fn = S.Fn;

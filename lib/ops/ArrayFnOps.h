@@ -30,6 +30,11 @@ enum class ArrayFn : uint8_t {
   AdvancedIncSubtensor, ///< x with y added (or set) at x[i0, :, i1]
   Nonzero,            ///< nonzero(mask, x, axis=a): mask.nonzero(), one
                       ///< i64 vector per dim of the mask
+  ReshapeTo,          ///< reshape_to(x, shape, ndim=k): np.reshape to a
+                      ///< shape vector known at run time
+  SplitBy,            ///< split_by(x, sizes, axis=a, n=k): np.split into
+                      ///< pieces of sizes known at run time
+  Repeat,             ///< repeat(x, repeats, axis=a): np.repeat
 };
 
 struct ArrayFnParams {
@@ -40,7 +45,8 @@ struct ArrayFnParams {
   std::optional<int64_t> Axis;  ///< sort's, argsort's (none: flattened)
   bool Inverse = false;         ///< pivot_to_permutation's
   std::vector<int64_t> Pattern; ///< the advanced indexing's
-  unsigned MaskRank = 1;        ///< nonzero's outputs
+  unsigned MaskRank = 1;        ///< nonzero's outputs, reshape_to's rank,
+                                ///< split_by's pieces
   bool Set = false;             ///< advanced_inc_subtensor's
 };
 

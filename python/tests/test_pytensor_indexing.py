@@ -166,3 +166,20 @@ def test_indices_known_at_run_time_only():
     for f in fs:
         with pytest.raises(IndexError):
             f(xv, 4, 0)
+
+
+def test_reshape_split_repeat_at_run_time():
+    x = pt.dmatrix("x")
+    n = pt.lscalar("n")
+    k = pt.lvector("k")
+    a, b = pt.split(x, [n, x.shape[1] - n], n_splits=2, axis=1)
+    outs = [x.reshape((n, -1)), a, b * 2, pt.repeat(x, k, axis=0),
+            pt.repeat(x, 2), (x.reshape((n, -1)) ** 2).sum()]
+    fs = compile_both([x, n, k], outs)
+    assert_all_c(fs[0])
+    xv = RNG.normal(size=(2, 6))
+    assert_same(fs, xv, 3, np.array([2, 0]))
+    assert_same(fs, xv, 4, np.array([1, 3]))
+    for f in fs:
+        with pytest.raises(ValueError):
+            f(xv, 5, np.array([1, 1]))  # 12 elements into (5, -1)

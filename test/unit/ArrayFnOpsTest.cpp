@@ -174,6 +174,34 @@ TEST(ArrayFn, NonzeroOfAMask) {
             "axis is 3");
 }
 
+TEST(ArrayFn, ReshapeSplitRepeatAtRunTime) {
+  NDArray X = iota(F64, {2, 3});
+  OpRef Reshape = makeOp("reshape_to", {{"ndim", num(2)}}, 2);
+  EXPECT_EQ(Reshape->name(), "Reshape{ndim=2}");
+  NDArray R = run1(*Reshape, {X, arr(I64, {2}, {3, -1})});
+  EXPECT_EQ(R.shape(), (Shape{3, 2}));
+  expectValues(R, {0, 1, 2, 3, 4, 5});
+  // np.reshape of a transposed view reads it in C order of the view.
+  NDArray T = X.view({3, 2}, {X.strides()[1], X.strides()[0]});
+  expectValues(run1(*Reshape, {T, arr(I64, {2}, {2, 3})}), {0, 3, 1, 4, 2, 5});
+  EXPECT_EQ(runError(*Reshape, {X, arr(I64, {2}, {4, -1})}),
+            "cannot reshape array of size 6 into shape (4,1)");
+  OpRef Split = makeOp("split_by", {{"axis", num(1)}, {"n", num(2)}}, 2);
+  auto Pieces = llvm::cantFail(runOp(*Split, {X, arr(I64, {2}, {1, 2})}));
+  expectValues(Pieces[0], {0, 3});
+  expectValues(Pieces[1], {1, 2, 4, 5});
+  EXPECT_EQ(runError(*Split, {X, arr(I64, {2}, {1, 1})}),
+            "Split sizes sum to 2; expected 3");
+  // np.repeat([[0,1,2],[3,4,5]], [1, 2], axis=0) and np.repeat(x, 2).
+  OpRef Rows = makeOp("repeat", {{"axis", num(0)}}, 2);
+  expectValues(run1(*Rows, {X, arr(I64, {2}, {1, 2})}),
+               {0, 1, 2, 3, 4, 5, 3, 4, 5});
+  OpRef Flat = makeOp("repeat", {}, 2);
+  expectValues(run1(*Flat, {f64Vector({7, 8}), i64(2)}), {7, 7, 8, 8});
+  EXPECT_NE(runError(*Rows, {X, arr(I64, {2}, {1, -1})}).find("negative"),
+            std::string::npos);
+}
+
 TEST(ArrayFn, JitMatchesPerform) {
   Compiled C = compile(
       {ty(F64, {S("n"), S("n")}), ty(I64)},

@@ -120,7 +120,10 @@ def dimshuffle(t, node, ins):
 
 @translates("Reshape")
 def reshape(t, node, ins):
-    shape = [int(s) for s in np.ravel(t.const_value(node.inputs[1]))]
+    try:
+        shape = [int(s) for s in np.ravel(t.const_value(node.inputs[1]))]
+    except Unsupported:  # a shape known at run time only
+        return t.apply("reshape_to", ins, ndim=int(node.outputs[0].ndim))
     return t.apply("reshape", ins[:1], shape=shape)
 
 
@@ -353,12 +356,17 @@ def split(t, node, ins):
     x = node.inputs[0]
     axis = _int_const(t, node.inputs[1])
     axis = axis + x.type.ndim if axis < 0 else axis
-    sizes = [int(s) for s in np.asarray(t.const_value(node.inputs[2]))]
     total = x.type.shape[axis]
-    if total is None or sum(sizes) != total or min(sizes, default=0) < 0:
-        # Only a known dim lets the sizes be checked here; PyTensor's own
-        # perform checks them at run time otherwise.
-        raise Unsupported("split sizes that only the run time can check")
+    try:
+        sizes = [int(s) for s in np.asarray(t.const_value(node.inputs[2]))]
+    except Unsupported:
+        sizes = None
+    if sizes is None or total is None or sum(sizes) != total or \
+            min(sizes, default=0) < 0:
+        # Sizes only the run time can check: split_by checks and copies
+        # them then, with PyTensor's words.
+        return t.apply("split_by", [ins[0], ins[2]], axis=axis,
+                       n=int(node.op.len_splits))
     outs, start = [], 0
     for s in sizes:
         outs += t.apply("subtensor", ins[:1], axis=axis, start=start,
@@ -628,3 +636,10 @@ def check_and_raise(t, node, ins):
     if any(v.shape for v in conds):
         raise Unsupported("a condition that is not a scalar")
     return t.apply("assert", ins)
+
+
+@translates("Repeat")
+def repeat(t, node, ins):
+    axis = node.op.axis
+    kw = {} if axis is None else {"axis": int(axis)}
+    return t.apply("repeat", ins, **kw)
