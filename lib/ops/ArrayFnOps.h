@@ -81,6 +81,9 @@ private:
   ArrayFnParams P;
 };
 
+/// The graph format's name of F: "alloc_to", "arange", ...
+llvm::StringRef arrayFnFormatName(ArrayFn F);
+
 } // namespace graphjit
 
 #endif
