@@ -84,3 +84,19 @@ def test_profile_memory_flag_turns_on_graphjits_measured_memory():
     out = io.StringIO()
     gjp.summary(g, file=out)
     assert "memory profile above is measured" not in out.getvalue()
+
+
+def test_rows_point_at_the_users_line():
+    import inspect
+    # Where PyTensor keeps the trace through its rewrites (its fusion of
+    # Elemwise nodes drops it).
+    a = pt.dmatrix("a")
+    y = pt.linalg.cholesky(a)  # the line the row must cite
+    line = inspect.currentframe().f_lineno - 1
+    f = pytensor.function([a], y, mode="GRAPHJIT", profile=True)
+    f(np.eye(3) * 4)
+    runner = f.vm.jit_fn if hasattr(f, "vm") else f.fn.jit_fn
+    locs = [a["loc"] for fn in gjp.renamed_profile(runner).data["functions"]
+            for a in fn["applies"]]
+    assert any("test_profile_bridge.py:%d" % line in loc for loc in locs), \
+        locs

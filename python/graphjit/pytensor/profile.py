@@ -196,6 +196,17 @@ def _coverage_line(cov):
     return line + "\n"
 
 
+def _user_line(node):
+    """ " (file:line)" of the user's code that made the node, where PyTensor
+    kept it (the outputs' tag.trace, carried through its rewrites)."""
+    for out in node.outputs:
+        trace = getattr(out.tag, "trace", None)
+        if trace and trace[0]:
+            file, line = trace[0][-1][0], trace[0][-1][1]
+            return " (%s:%d)" % (file, line)
+    return ""
+
+
 def renamed_profile(runner):
     """graphjit's Profile of the function with PyTensor's node names."""
     data = _graphjit_profile(runner)
@@ -205,7 +216,7 @@ def renamed_profile(runner):
         a["name"] = str(node)
         a["op"] = str(node.op)
         a["op_class"] = type(node.op).__name__
-        a["loc"] = "node %d" % k
+        a["loc"] = "node %d" % k + _user_line(node)
     return Profile(data)
 
 
