@@ -262,10 +262,18 @@ def run_case(seed):
             return None
         return "%s\n  PyTensor: %r\n  graphjit: %r" % (where, want_err,
                                                        got_err)
-    for k, (g, w) in enumerate(zip(got, want)):
-        if not same(g, w, case.dtype):
-            return "%s\n  output %d differs:\n  graphjit %s\n  PyTensor %s" % (
-                where, k, np.asarray(g), np.asarray(w))
+    bad = [k for k, (g, w) in enumerate(zip(got, want))
+           if not same(g, w, case.dtype)]
+    if bad:
+        # PyTensor's Python perform of a fused Composite is sometimes the
+        # odd one out (float64 gradients 2e-8 apart from its C VM's and its
+        # unrewritten graph's): its default mode referees.
+        second = pytensor.function(case.inputs, outs,
+                                   on_unused_input="ignore")(*case.values)
+        bad = [k for k in bad if not same(got[k], second[k], case.dtype)]
+    for k in bad:
+        return "%s\n  output %d differs:\n  graphjit %s\n  PyTensor %s" % (
+            where, k, np.asarray(got[k]), np.asarray(want[k]))
     return None
 
 
