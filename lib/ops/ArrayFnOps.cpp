@@ -32,6 +32,9 @@
 //                              pieces whose sizes the 1-D vector gives
 //   repeat(x, repeats, axis=0)  np.repeat: repeats a 0-d or 1-D integer
 //                              array; without axis, of the flattened array
+//   block_diag(a, b, ...)      scipy.linalg.block_diag of matrices: each on
+//                              the diagonal in turn, zeros elsewhere, in
+//                              the promoted dtype
 //   pivot_to_permutation(p, inverse=false)   LAPACK's 0-based row swaps
 //                              (?getrf's pivots) as the permutation they
 //                              make, or its inverse (PyTensor's
@@ -71,6 +74,7 @@ constexpr FnName Names[] = {
     {"reshape_to", "Reshape"},
     {"split_by", "Split"},
     {"repeat", "Repeat"},
+    {"block_diag", "BlockDiagonal"},
 };
 
 const FnName &names(ArrayFn F) { return Names[unsigned(F)]; }
@@ -282,6 +286,20 @@ ArrayFnOp::inferTypes(llvm::ArrayRef<TensorType> In) const {
     Dims[*Axis] = Dim::unknown();
     return std::vector<TensorType>(numOutputs(), TensorType(X.Dtype, Dims));
   }
+  case ArrayFn::BlockDiag: {
+    DType T = X.Dtype;
+    int64_t Rows = 0, Cols = 0;
+    for (const TensorType &M : In) {
+      if (M.rank() != 2)
+        return opError("block_diag: matrices, not " + M.str());
+      T = promote(T, M.Dtype);
+      Rows = Rows >= 0 && M.Dims[0].isKnown() ? Rows + M.Dims[0].Size : -1;
+      Cols = Cols >= 0 && M.Dims[1].isKnown() ? Cols + M.Dims[1].Size : -1;
+    }
+    return std::vector<TensorType>{TensorType(
+        T, {Rows >= 0 ? Dim::known(Rows) : Dim::unknown(),
+            Cols >= 0 ? Dim::known(Cols) : Dim::unknown()})};
+  }
   case ArrayFn::PivotToPermutation:
     if (X.rank() != 1 || isFloat(X.Dtype))
       return opError("pivot_to_permutation: an integer vector, not " +
@@ -447,6 +465,19 @@ Error ArrayFnOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
     if (P.Axis)
       S[Axis] = Total;
     return createOutput(Out[0], X.dtype(), S);
+  }
+  case ArrayFn::BlockDiag: {
+    DType T = X.dtype();
+    int64_t Rows = 0, Cols = 0;
+    for (const NDArray &M : In) {
+      if (M.rank() != 2)
+        return opError("block_diag: matrices, not rank " +
+                       llvm::Twine(M.rank()));
+      T = promote(T, M.dtype());
+      Rows += M.dim(0);
+      Cols += M.dim(1);
+    }
+    return createOutput(Out[0], T, {Rows, Cols});
   }
   case ArrayFn::Nonzero: {
     const NDArray &Like = In[1];
@@ -634,6 +665,19 @@ Error ArrayFnOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out
       for (int64_t T = 0; T < Times; ++T, ++Row)
         copyConvert(From, NDArray::wrap(O.data() + Row * O.strides()[Axis],
                                         O.dtype(), Slice, OutSt));
+    }
+    return Error::success();
+  }
+  case ArrayFn::BlockDiag: {
+    fillWith(O, 0);
+    int64_t Row = 0, Col = 0;
+    for (const NDArray &M : In) {
+      if (M.numElements() != 0)
+        copyConvert(M, NDArray::wrap(O.data() + Row * O.strides()[0] +
+                                         Col * O.strides()[1],
+                                     O.dtype(), M.shape(), O.strides()));
+      Row += M.dim(0);
+      Col += M.dim(1);
     }
     return Error::success();
   }

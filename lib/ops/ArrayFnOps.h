@@ -35,6 +35,7 @@ enum class ArrayFn : uint8_t {
   SplitBy,            ///< split_by(x, sizes, axis=a, n=k): np.split into
                       ///< pieces of sizes known at run time
   Repeat,             ///< repeat(x, repeats, axis=a): np.repeat
+  BlockDiag,          ///< block_diag(a, b, ...): scipy.linalg.block_diag
 };
 
 struct ArrayFnParams {

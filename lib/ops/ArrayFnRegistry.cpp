@@ -185,6 +185,9 @@ void graphjit::registerArrayFnOps(OpRegistry &R) {
       {ArrayFn::SplitBy, 2, 2,
        "np.split into pieces whose sizes a vector gives at run time: "
        "a, b = split_by(x, sizes, axis=0, n=2)"},
+      {ArrayFn::BlockDiag, 1, -1,
+       "scipy.linalg.block_diag of matrices, zeros elsewhere: "
+       "block_diag(a, b)"},
       {ArrayFn::Repeat, 2, 2,
        "np.repeat: repeat(x, repeats, axis=0); no axis: of the flattened "
        "array"},

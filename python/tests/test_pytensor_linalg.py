@@ -204,3 +204,13 @@ def test_binary_special_functions_and_composites():
             np.arctan2(kk, xx), xx * sp.psi(kk * xx + 1)]
     for g, w in zip(f(kk, xx, bb), want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-11)
+
+
+def test_block_diagonal_and_kronecker():
+    a = pt.dmatrix("a")
+    b = pt.matrix("b", dtype="int64")
+    outs = [pt.linalg.block_diag(a, b), pt.linalg.kron(a, a),
+            pt.grad(pt.linalg.block_diag(a, a).sum() ** 2, a)]
+    fs = compile_both([a, b], outs)
+    assert_all_c(fs[0])
+    assert_same(fs, RNG.normal(size=(2, 3)), np.arange(4).reshape(2, 2))

@@ -202,6 +202,20 @@ TEST(ArrayFn, ReshapeSplitRepeatAtRunTime) {
             std::string::npos);
 }
 
+TEST(ArrayFn, BlockDiagonal) {
+  // scipy.linalg.block_diag([[1, 2]], [[3], [4]]):
+  // [[1, 2, 0], [0, 0, 3], [0, 0, 4]]
+  OpRef Op = makeOp("block_diag", {}, 2);
+  EXPECT_EQ(inferOp(*Op, {ty(F64, {K(1), K(2)}), ty(DType::I32, {K(2), K(1)})}),
+            "f64[3, 3]");
+  expectValues(run1(*Op, {arr(F64, {1, 2}, {1, 2}),
+                          arr(DType::I32, {2, 1}, {3, 4})}),
+               {1, 2, 0, 0, 0, 3, 0, 0, 4});
+  EXPECT_NE(inferOp(*Op, {ty(F64, {K(2)}), ty(F64, {K(1), K(1)})})
+                .find("matrices"),
+            std::string::npos);
+}
+
 TEST(ArrayFn, JitMatchesPerform) {
   Compiled C = compile(
       {ty(F64, {S("n"), S("n")}), ty(I64)},

@@ -84,6 +84,11 @@ def slogdet(t, node, ins):
     return t.apply("slogdet", ins)
 
 
+@translates("BlockDiagonal")
+def block_diagonal(t, node, ins):
+    return t.apply("block_diag", ins)
+
+
 @translates("LUFactor")
 def lu_factor(t, node, ins):
     # PyTensor's LUFactor fills NaNs for an exactly singular matrix.
