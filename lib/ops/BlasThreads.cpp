@@ -3,7 +3,8 @@
 // OpenBLAS's thread-count calls, declared weak: with another BLAS they are
 // null and the scope does nothing. Scopes nest and may overlap across
 // threads: a count of open scopes decides, under a lock, when OpenBLAS
-// goes to one thread and when it gets its threads back.
+// goes to one thread and when it gets its threads back. A scope that finds
+// OpenBLAS on one thread already takes no lock and restores nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,10 @@ int SavedThreads = 0;
 SmallBlasScope::SmallBlasScope(double Flops) {
   if (Flops >= SmallBlasFlops || !openblas_get_num_threads ||
       !openblas_set_num_threads)
+    return;
+  // On one thread already (the user's OPENBLAS_NUM_THREADS=1, or another
+  // scope's): nothing to switch, and no lock on a product's call path.
+  if (openblas_get_num_threads() <= 1)
     return;
   std::lock_guard<std::mutex> G(Lock);
   if (OpenScopes++ == 0) {

@@ -475,42 +475,43 @@ private:
 
 } // namespace
 
+/// One matrix's flops: n × n, with nrhs right-hand sides for the solves.
+static double matrixFlops(LapackFn F, double N, double NRhs) {
+  switch (F) {
+  case LapackFn::Cholesky: return N * N * N / 3;
+  case LapackFn::SolveTriangular:
+  case LapackFn::CholeskySolve: return N * N * NRhs * 2;
+  case LapackFn::Solve: return 2 * N * N * N / 3 + 2 * N * N * NRhs;
+  case LapackFn::Inverse: return 2 * N * N * N;
+  default: return 2 * N * N * N / 3;
+  }
+}
+
 Error LapackOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
                         const ExecContext &) const {
   Expected<Batch> B = runBatch(In, coreRanks(P), info(P.Fn).FormatName);
   if (!B)
     return B.takeError();
   // One matrix's work decides: the batch runs one matrix at a time.
-  std::vector<Shape> Shapes;
-  for (const NDArray &X : In)
-    Shapes.push_back(X.shape());
-  SmallBlasScope Threads(flops(Shapes, {}) / double(std::max<int64_t>(
-                                                 B->count(), 1)));
+  double NRhs = takesB(P.Fn) && P.BNdim == 2 ? double(In[1].shape().back()) : 1;
+  SmallBlasScope Threads(
+      matrixFlops(P.Fn, double(In[0].shape().back()), NRhs));
   if (Out[0].dtype() == DType::F32)
     return BatchRunner<float>(P, In, Out, *B).run();
   return BatchRunner<double>(P, In, Out, *B).run();
 }
 
 double LapackOp::flops(llvm::ArrayRef<Shape> In,
-                       llvm::ArrayRef<Shape> Out) const {
+                       llvm::ArrayRef<Shape>) const {
   if (In.empty() || In[0].size() < 2)
     return 0;
-  double N = double(In[0].back());
   double Batch = 1;
   for (size_t K = 0; K + 2 < In[0].size(); ++K)
     Batch *= double(In[0][K]);
   double NRhs = 1;
   if (takesB(P.Fn) && P.BNdim == 2 && In.size() > 1 && !In[1].empty())
     NRhs = double(In[1].back());
-  (void)Out;
-  switch (P.Fn) {
-  case LapackFn::Cholesky: return Batch * N * N * N / 3;
-  case LapackFn::SolveTriangular:
-  case LapackFn::CholeskySolve: return Batch * N * N * NRhs * 2;
-  case LapackFn::Solve: return Batch * (2 * N * N * N / 3 + 2 * N * N * NRhs);
-  case LapackFn::Inverse: return Batch * 2 * N * N * N;
-  default: return Batch * 2 * N * N * N / 3;
-  }
+  return Batch * matrixFlops(P.Fn, double(In[0].back()), NRhs);
 }
 
 namespace {

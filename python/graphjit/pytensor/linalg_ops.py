@@ -6,6 +6,8 @@ PyTensor's Cholesky and solves give NaNs for a matrix LAPACK refuses (not
 positive definite, singular); graphjit's ops do the same with
 on_error=nan. MatrixInverse raises NumPy's LinAlgError, as np.linalg.inv.
 """
+import types
+
 from .scalar_ops import Unsupported
 from .tensor_ops import translates, translator_for
 
@@ -69,24 +71,15 @@ def cho_solve(t, node, ins):
                    b_ndim=int(node.op.b_ndim))
 
 
-@translates("MatrixInverse")
-def inverse(t, node, ins):
-    return t.apply("inv", ins)
+def _plain(op_name):
+    """A translator to graphjit's op of that name, with no attributes."""
+    return lambda t, node, ins: t.apply(op_name, ins)
 
 
-@translates("Det")
-def det(t, node, ins):
-    return t.apply("det", ins)
-
-
-@translates("SLogDet")
-def slogdet(t, node, ins):
-    return t.apply("slogdet", ins)
-
-
-@translates("BlockDiagonal")
-def block_diagonal(t, node, ins):
-    return t.apply("block_diag", ins)
+inverse = translates("MatrixInverse")(_plain("inv"))
+det = translates("Det")(_plain("det"))
+slogdet = translates("SLogDet")(_plain("slogdet"))
+block_diagonal = translates("BlockDiagonal")(_plain("block_diag"))
 
 
 @translates("LUFactor")
@@ -106,8 +99,7 @@ def blockwise(t, node, ins):
     if fn not in _BATCHED:
         raise Unsupported("Blockwise of %s" % node.op.core_op)
 
-    class Batched:  # the node as the core op's translator reads it
-        op = node.op.core_op
-        inputs = node.inputs
-        outputs = node.outputs
-    return fn(t, Batched, ins)
+    # The node as the core op's translator reads it.
+    core = types.SimpleNamespace(op=node.op.core_op, inputs=node.inputs,
+                                 outputs=node.outputs)
+    return fn(t, core, ins)
