@@ -158,6 +158,8 @@ class _Runner:
 
 
 _CITED = re.compile(r"<pytensor>:(\d+)")
+
+
 class GraphjitValueError(_graphjit.GraphjitError, ValueError):
     """A node's error found while a GRAPHJIT function runs: a
     GraphjitError, and the ValueError PyTensor's own modes raise there."""
