@@ -52,6 +52,10 @@ public:
   llvm::Expected<std::vector<Variable *>>
   applyMulti(llvm::StringRef OpName, llvm::ArrayRef<Variable *> Inputs,
              const AttrMap &Attrs = {}, SourceLoc Loc = {});
+  /// Applies an op made elsewhere (a scan's, made by makeScanOp), typed
+  /// as the registry's are; returns all its outputs.
+  llvm::Expected<std::vector<Variable *>>
+  applyOp(OpRef TheOp, llvm::ArrayRef<Variable *> Inputs, SourceLoc Loc = {});
 
   void name(Variable *V, std::string Name) { F->setName(V, std::move(Name)); }
   /// Name: the output's name where it is not V's (FunctionGraph::addOutput).

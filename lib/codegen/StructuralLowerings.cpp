@@ -100,6 +100,9 @@ void graphjit::registerStructuralLowerings() {
   // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
   // way: shapes from values, filled by library loops.
   registerLowering(OpKind::ArrayFn, Compute);
+  // scan (lib/link/ScanOp.cpp): its loop, calling the body's JIT code, is
+  // prepare's; compute has nothing left to do.
+  registerLowering(OpKind::Scan, Compute);
   // take and inc_rows: loops in IR (GatherLowering.cpp).
   registerGatherLowerings();
   // cumsum and cumprod: loops in IR (CumulativeLowering.cpp).

@@ -126,17 +126,23 @@ FunctionBuilder::applyMulti(llvm::StringRef OpName,
       OpRegistry::get().make(OpName, Attrs, Inputs.size());
   if (!TheOp)
     return TheOp.takeError();
+  return applyOp(std::move(*TheOp), Inputs, std::move(Loc));
+}
+
+Expected<std::vector<Variable *>>
+FunctionBuilder::applyOp(OpRef TheOp, llvm::ArrayRef<Variable *> Inputs,
+                         SourceLoc Loc) {
   // A literal already settled by another Apply keeps its dtype; literals
   // written in the source are used once, so this only matters for the API.
-  if (Error E = settleLiterals(Inputs, (*TheOp)->numConditionInputs()))
+  if (Error E = settleLiterals(Inputs, TheOp->numConditionInputs()))
     return E;
   std::vector<TensorType> InTypes;
   for (Variable *V : Inputs)
     InTypes.push_back(V->type());
-  Expected<std::vector<TensorType>> OutTypes = (*TheOp)->inferTypes(InTypes);
+  Expected<std::vector<TensorType>> OutTypes = TheOp->inferTypes(InTypes);
   if (!OutTypes)
     return OutTypes.takeError();
-  Apply *N = F->addApply(std::move(*TheOp), Inputs.vec(), *OutTypes,
+  Apply *N = F->addApply(std::move(TheOp), Inputs.vec(), *OutTypes,
                          std::move(Loc));
   return N->outputs().vec();
 }

@@ -16,6 +16,7 @@
 #include "graphjit/Flags.h"
 #include "graphjit/Function.h"
 #include "graphjit/ProfileStats.h"
+#include "graphjit/Scan.h"
 #include "runtime/Clock.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
@@ -83,7 +84,9 @@ private:
 static bool mayKeepGil(const Function &F) {
   return !F.usesDevice() &&
          llvm::none_of(F.graph().applies(), [](const Apply *A) {
-           return A->op().kind() == OpKind::Foreign;
+           const Function *Body = scanBodyOf(A->op());
+           return A->op().kind() == OpKind::Foreign ||
+                  (Body && !mayKeepGil(*Body));
          });
 }
 

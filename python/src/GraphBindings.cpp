@@ -11,7 +11,9 @@
 #include "GraphHandles.h"
 #include "NativeModule.h"
 #include "PythonOp.h"
+#include "graphjit/Function.h"
 #include "graphjit/Parser.h"
+#include "graphjit/Scan.h"
 #include "graphjit/Printer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <nanobind/stl/optional.h>
@@ -270,6 +272,53 @@ static void bindVariablesAndGraphs(nb::module_ &M) {
            [](const GraphHandle &G) { return graphText(*G.Graph, true); });
 }
 
+/// ScanSpec from the dict apply_scan takes (missing fields: none).
+static ScanSpec scanSpecFrom(nb::dict D) {
+  auto Int = [&](const char *K) -> unsigned {
+    return D.contains(K) ? nb::cast<unsigned>(D[K]) : 0;
+  };
+  auto Taps = [&](const char *K) {
+    std::vector<std::vector<int64_t>> V;
+    if (D.contains(K))
+      V = nb::cast<std::vector<std::vector<int64_t>>>(D[K]);
+    return V;
+  };
+  ScanSpec S;
+  S.NumSequences = Int("n_seqs");
+  S.MitMotInTaps = Taps("mit_mot_in");
+  S.MitMotOutTaps = Taps("mit_mot_out");
+  S.MitSotTaps = Taps("mit_sot");
+  S.SitSotTaps = Taps("sit_sot");
+  S.NumNitSot = Int("n_nit_sot");
+  S.NumUntraced = Int("n_untraced");
+  S.NumNonSequences = Int("n_non_seqs");
+  S.AsWhile = D.contains("as_while") && nb::cast<bool>(D["as_while"]);
+  return S;
+}
+
+/// The body compiled as PyTensor's nodes are (no graphjit rewrites), kept
+/// with the module that holds its graph.
+static std::shared_ptr<Function> compileScanBody(const GraphHandle &Body,
+                                                 unsigned OptLevel,
+                                                 bool Profile) {
+  CompileOptions O;
+  O.Linker = LinkerKind::CPy;
+  RewriteOptions R;
+  R.Optimizer = "None";
+  O.Rewrite = R;
+  O.OptLevel = OptLevel;
+  O.Profile = Profile;
+  std::optional<llvm::Expected<std::unique_ptr<Function>>> Fn;
+  {
+    nb::gil_scoped_release NoGil;
+    Fn.emplace(Function::compile(*Body.Graph, O));
+  }
+  using Kept = std::pair<std::shared_ptr<GraphModule>,
+                         std::unique_ptr<Function>>;
+  auto K = std::make_shared<Kept>(Body.Module, unwrap(std::move(*Fn)));
+  return std::shared_ptr<Function>(K, K->second.get());
+}
+
 static void bindBuilder(nb::module_ &M) {
   nb::class_<BuilderHandle>(
       M, "GraphBuilder",
@@ -386,6 +435,28 @@ static void bindBuilder(nb::module_ &M) {
           "flops"_a = 0.0,
           "An Apply run by `perform(inputs) -> outputs` in Python (the `Py` "
           "of the profile). `outputs` gives each output's (dtype, shape).")
+      .def(
+          "apply_scan",
+          [](BuilderHandle &B, const GraphHandle &Body,
+             const std::vector<VariableHandle> &Inputs, nb::dict Spec,
+             const std::string &Name, unsigned Line, unsigned OptLevel,
+             bool Profile) {
+            ScanSpec S = scanSpecFrom(Spec);
+            std::shared_ptr<Function> Fn =
+                compileScanBody(Body, OptLevel, Profile);
+            OpRef Op = unwrap(makeScanOp(std::move(S), std::move(Fn), Name),
+                              ErrorKind::Value);
+            std::vector<Variable *> Ins = varsOf(B, Inputs);
+            return handlesOf(B, unwrap(open(B).applyOp(Op, Ins,
+                                                       locAt(B, Line)),
+                                       ErrorKind::Value));
+          },
+          "body"_a, "inputs"_a, "spec"_a, "name"_a = "", "line"_a = 0,
+          "opt_level"_a = 2, "profile"_a = false,
+          "A scan Apply (PyTensor's Scan) running the graph `body` once per "
+          "step; `spec` holds ScanSpec's fields: n_seqs, mit_mot_in, "
+          "mit_mot_out, mit_sot, sit_sot, n_nit_sot, n_untraced, "
+          "n_non_seqs, as_while (docs/ops-scan.md).")
       .def(
           "name",
           [](BuilderHandle &B, const VariableHandle &V,

@@ -45,7 +45,8 @@ class GraphjitLinker(JITLinker):
         # The function's name, where PyTensor gave one (its profile's
         # message), titles graphjit's report.
         name = getattr(self.profile, "message", None) or "pytensor"
-        return Translation(fgraph, name=str(name))
+        return Translation(fgraph, name=str(name), opt_level=self.opt_level,
+                           profile=bool(self.profile))
 
     def jit_compile(self, translation):
         # PyTensor has rewritten the graph: graphjit's optimizer would only
@@ -74,7 +75,8 @@ class GraphjitLinker(JITLinker):
         runner = self.jit_compile(self.fgraph_convert(self.fgraph))
         inputs = self.create_thunk_inputs(storage_map)
         outputs = [storage_map[v] for v in self.fgraph.outputs]
-        fgraph, nodes = self.fgraph, runner.translation.nodes
+        fgraph, translation = self.fgraph, runner.translation
+        nodes = translation.nodes
         call = runner.call
 
         def thunk():
@@ -84,7 +86,7 @@ class GraphjitLinker(JITLinker):
                 node = _failed_node(e, nodes)
                 if node is None:
                     raise
-                own = _pytensor_error(e, node)
+                own = _pytensor_error(e, _innermost(e, node, translation))
                 if own is None:
                     raise_with_op(fgraph, node, thunk)
                 try:
@@ -191,6 +193,21 @@ def _pytensor_error(exc, node):
     if m.group(1) == "IndexError":
         return IndexError(m.group(2))
     return AssertionError(m.group(2))
+
+
+_CITED_IN_BODY = re.compile(r"<pytensor-scan>:(\d+)")
+
+
+def _innermost(exc, node, translation):
+    """The node that failed inside a Scan's body (and its bodies', for
+    nested scans: each cites its own line, outermost first), or node."""
+    for m in _CITED_IN_BODY.finditer(str(exc)):
+        body = translation.bodies.get(node)
+        line = int(m.group(1))
+        if body is None or not 0 < line <= len(body.nodes):
+            break
+        node, translation = body.nodes[line - 1], body
+    return node
 
 
 def _failed_node(exc, nodes):

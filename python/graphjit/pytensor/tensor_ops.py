@@ -72,6 +72,11 @@ def _composite(t, node, ins, fgraph):
     # Everything is checked before anything is emitted: graphjit
     # refuses a graph with Applies whose results nobody uses.
     exprs = composite_exprs(fgraph, constant_input)
+    if any(len(e) > _LONGEST_EXPR for e, _ in exprs):
+        # Subexpressions read many times (PyTensor 2.38's fused index
+        # arithmetic of a gradient scan) spell out longer than graphjit's
+        # composite takes: one Apply per scalar op instead.
+        return _composite_by_node(t, fgraph, ins)
     args = ins + [t.constant(v, d) for v, d in consts]
     outs = []
     for e, used in exprs:
@@ -80,6 +85,34 @@ def _composite(t, node, ins, fgraph):
         else:
             outs += t.apply("composite", [args[k] for k in used], expr=e)
     return outs
+
+
+# graphjit's composite refuses a spelling of more than 65536 characters.
+_LONGEST_EXPR = 60000
+
+
+def _composite_by_node(t, fgraph, ins):
+    """fgraph's outputs with an Apply (a composite of one op) per scalar
+    node, nested Composites taken apart the same way."""
+    from pytensor.graph.fg import FunctionGraph
+    vals = dict(zip(fgraph.inputs, ins))
+    for n in fgraph.toposort():
+        args = [vals.get(i) for i in n.inputs]
+        if type(n.op).__name__ == "Composite" and all(
+                a is not None for a in args):
+            outs = _composite_by_node(t, n.op.fgraph, args)
+        else:
+            # The node alone, its inner constants kept as they are.
+            fresh = [i.type() if i in vals else i for i in n.inputs]
+            one = n.clone_with_new_inputs(fresh)
+            free = [f for f, i in zip(fresh, n.inputs) if f is not i]
+            outs = _composite(t, None, [vals[i] for i in n.inputs
+                                        if i in vals],
+                              FunctionGraph(free, one.outputs, clone=False))
+        vals.update(zip(n.outputs, outs))
+    return [vals[o] if o in vals else t.constant(
+        np.asarray(o.data, o.type.dtype), o.type.dtype)
+        for o in fgraph.outputs]
 
 
 _REDUCE = {"Add": "sum", "Mul": "prod", "ScalarMaximum": "max",
@@ -136,8 +169,14 @@ def shape_i(t, node, ins):
 def subtensor(t, node, ins):
     from pytensor.tensor.subtensor import get_idx_list
     steps, drop = [], []
+    x = ins[0]
+    ndim = node.inputs[0].type.ndim
     for axis, idx in enumerate(get_idx_list(node.inputs, node.op.idx_list)):
-        if isinstance(idx, slice):
+        if has_runtime_bound(idx):  # x[:n] with n known at run time only
+            rows = _slice_rows(t, idx, node.inputs[0].type.shape[axis], x,
+                               axis)
+            x = _take_rows(t, x, rows, axis, ndim)
+        elif isinstance(idx, slice):
             attrs = {}
             for k in ("start", "stop", "step"):
                 v = getattr(idx, k)
@@ -155,7 +194,6 @@ def subtensor(t, node, ins):
             steps.append(dict(axis=axis, start=i) if i == -1 else
                          dict(axis=axis, start=i, stop=i + 1))
             drop.append(axis)
-    x = ins[0]
     for attrs in steps:
         [x] = t.apply("subtensor", [x], **attrs)
     runtime = [d for d in drop if isinstance(d, tuple)]
@@ -531,32 +569,80 @@ def _slice_bound(t, v):
     return _int_const(t, v)
 
 
+def _runtime_bound(t, v):
+    """A slice bound: None, a Python int, or (known at run time only) its
+    graphjit value as an int64 scalar."""
+    try:
+        return _slice_bound(t, v)
+    except Unsupported:
+        g = t._value(v)
+        if g.dtype != "int64":
+            [g] = t.apply("cast", [g], dtype="i64")
+        return g
+
+
+def has_runtime_bound(entry):
+    return isinstance(entry, slice) and any(
+        v is not None and not isinstance(v, int) and not _is_const(v)
+        for v in (entry.start, entry.stop, entry.step))
+
+
 def _slice_rows(t, entry, n, gx, axis):
-    bounds = [_slice_bound(t, v) for v in (entry.start, entry.stop,
-                                           entry.step)]
-    if n is not None:
+    """The rows x[entry] takes on axis, as an int64 vector: a constant
+    where the bounds and the axis's length are, else made by arange from
+    Python's slice rules applied at run time."""
+    bounds = [_runtime_bound(t, v) for v in (entry.start, entry.stop,
+                                             entry.step)]
+    start, stop, step = bounds
+    constant = all(b is None or isinstance(b, int) for b in bounds)
+    if n is not None and constant:
         rows = np.arange(n)[slice(*bounds)]
         return t.constant(rows.astype(np.int64), "int64")
-    start, stop, step = bounds
+    if step == 0:
+        raise Unsupported("a slice step of 0")
     step = 1 if step is None else step
-    if step <= 0:
-        raise Unsupported("a negative step on a dim of unknown size")
+    # CPython's PySlice_AdjustIndices on the run-time length: bounds
+    # clamped to [lower, upper], which depend on the step's sign.
+    i64 = (lambda v: t.constant(v, "int64"))
     [size] = t.apply("shape", [gx], axis=axis)
+    if isinstance(step, int):
+        lower = i64(-1) if step < 0 else i64(0)
+        upper = t.apply("add", [size, i64(-1)])[0] if step < 0 else size
+        gstep = i64(step)
+    else:
+        gstep = step
+        [back] = t.apply("lt", [step, i64(0)])
+        lower = t.apply("switch", [back, i64(-1), i64(0)])[0]
+        upper = t.apply("switch", [back, t.apply("add", [size, i64(-1)])[0],
+                                   size])[0]
 
-    def clamp(v, default):
-        # Python's slice bound against a length known at run time.
+    def adjust(v, default):
         if v is None:
             return default
-        c = t.constant(v, "int64")
-        if v >= 0:
-            return t.apply("minimum", [c, size])[0]
-        zero = t.constant(0, "int64")
-        [shifted] = t.apply("add", [size, c])
-        return t.apply("maximum", [shifted, zero])[0]
-    lo = clamp(start, t.constant(0, "int64"))
-    hi = clamp(stop, size)
-    return t.apply("arange", [lo, hi, t.constant(step, "int64")],
-                   dtype="i64")[0]
+        if isinstance(v, int):
+            v = i64(v)
+        [neg] = t.apply("lt", [v, i64(0)])
+        [from_end] = t.apply("maximum", [t.apply("add", [v, size])[0],
+                                         lower])
+        [from_start] = t.apply("minimum", [v, upper])
+        return t.apply("switch", [neg, from_end, from_start])[0]
+
+    backwards = isinstance(step, int) and step < 0
+    if isinstance(step, int):
+        first = adjust(start, upper if backwards else lower)
+        last = adjust(stop, lower if backwards else upper)
+    else:
+        first = adjust(start, t.apply("switch", [back, upper, lower])[0])
+        last = adjust(stop, t.apply("switch", [back, lower, upper])[0])
+    return t.apply("arange", [first, last, gstep], dtype="i64")[0]
+
+
+def _take_rows(t, gx, rows, axis, ndim):
+    """x with only `rows` on axis: an advanced index of one array there
+    (a copy, where a constant slice would be a view)."""
+    pattern = [-1] * ndim
+    pattern[axis] = 0
+    return t.apply("advanced_subtensor", [gx, rows], pattern=pattern)[0]
 
 
 def _index_row(t, entry, n, gx, axis):
@@ -592,7 +678,10 @@ def alloc_empty(t, node, ins):
     like = _shape_source(node.inputs)
     if like is not None:
         return t.apply("second", [t._value(like), zero])
-    shape = [_int_const(t, s) for s in node.inputs]
+    try:
+        shape = [_int_const(t, s) for s in node.inputs]
+    except Unsupported:  # sizes known at run time only
+        return t.apply("alloc_to", [zero] + ins)
     return t.apply("alloc", [zero], shape=shape)
 
 

@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from .. import _graphjit
-from . import array_ops, linalg_ops  # noqa: F401  (register translators)
+from . import array_ops, linalg_ops, scan_ops  # noqa: F401  (translators)
 from .scalar_ops import DTYPES, Unsupported
 from .tensor_ops import check_dtypes, translator_for, unread_buffers
 
@@ -60,10 +60,14 @@ class Translation:
     """The graphjit graph of one FunctionGraph, and how its inputs and
     outputs correspond."""
 
-    def __init__(self, fgraph, name="pytensor"):
+    def __init__(self, fgraph, name="pytensor", file_name="<pytensor>",
+                 opt_level=2, profile=False):
         self.fgraph = fgraph
         self.nodes = fgraph.toposort()
-        self.b = _graphjit.GraphBuilder(name, "<pytensor>")
+        # How scan bodies are compiled (scan_ops): as the function is.
+        self.opt_level, self.profile = opt_level, profile
+        self.bodies = {}         # Scan node -> its body's Translation
+        self.b = _graphjit.GraphBuilder(name, file_name)
         self.vals = {}           # PyTensor variable -> graphjit var | Cell
         self.input_kinds = []    # per fgraph input: "array", "scalar", "cell"
         self.gj_inputs = []      # fgraph input indices graphjit takes
@@ -178,7 +182,7 @@ class Translation:
                 outs = [self._as_type(o, v) for o, v in zip(outs, node.outputs)]
                 for var, out in zip(node.outputs, outs):
                     self.vals[var] = out
-                self.compiled[node] = True
+                self._mark_compiled(node)
                 return
             except Exception as e:  # graphjit refused it: Py runs it
                 # An Apply already emitted stays in the graph unused.
@@ -187,6 +191,16 @@ class Translation:
             self.fallback_reason[node] = "no graphjit op for %s" % (
                 type(node.op).__name__)
         self._python_node(node)
+
+    def _mark_compiled(self, node):
+        """C, unless node is a Scan whose body keeps Py nodes."""
+        body = self.bodies.get(node)
+        py = sorted({str(n.op) for n in body.nodes
+                     if not body.compiled.get(n, True)}) if body else []
+        self.compiled[node] = not py
+        if py:
+            self.fallback_reason[node] = "inner nodes run as Py: " + \
+                ", ".join(py)
 
     def _inline(self, node):
         """An OpFromGraph's inner graph, copied onto the node's inputs and

@@ -1,0 +1,222 @@
+"""graphjit.pytensor runs PyTensor's Scan as compiled code: the inner graph
+compiled by graphjit and looped over by graphjit's scan op (no Python
+between steps). Every kind of Scan input and output, while loops, the
+gradient scans PyTensor builds (mit_mot), the save-memory rewrite's
+circular buffers and nested scans, each checked against PyTensor's own
+default mode, every node in C."""
+import numpy as np
+import pytest
+
+pytensor = pytest.importorskip("pytensor")
+import pytensor.tensor as pt  # noqa: E402
+
+import graphjit.pytensor as gjp  # noqa: E402
+from conftest import assert_all_c, assert_same, compile_both  # noqa: E402
+
+RNG = np.random.default_rng(11)
+
+
+def scan(fn, **kw):
+    """pytensor.scan's outputs (PyTensor 3 returns updates only when
+    asked; 2.38 always does)."""
+    try:
+        res = pytensor.scan(fn, return_updates=False, **kw)
+    except TypeError:
+        res = pytensor.scan(fn, **kw)
+    if isinstance(res, tuple) and len(res) == 2 and isinstance(
+            res[1], dict):
+        res = res[0]
+    return res
+
+
+def check(inputs, outputs, *args, rtol=1e-10, atol=1e-12, reference=None):
+    fs = compile_both(inputs, outputs)
+    assert_all_c(fs[0])
+    assert any(type(n.op).__name__ == "Scan"
+               for n in fs[0].maker.fgraph.toposort())
+    if reference is not None:
+        fs[1] = pytensor.function(inputs, outputs, mode=reference)
+    assert_same(fs, *args, rtol=rtol, atol=atol)
+    return fs
+
+
+def test_sit_sot_over_a_sequence_with_a_non_sequence():
+    x, a = pt.dvector("x"), pt.dscalar("a")
+    h = scan(lambda xt, h, a: pt.exp(-a) * h + pt.log1p(pt.exp(xt)),
+             sequences=[x], outputs_info=[pt.zeros(())], non_sequences=[a])
+    xv = RNG.normal(size=13)
+    # All the states, the last (an untraced value after PyTensor's
+    # rewrites) and a few (a circular buffer of the save-memory rewrite).
+    for out in (h, h[-1], h[-3:], h[::2]):
+        check([x, a], out, xv, 0.3)
+
+
+def test_mit_sot_taps_and_several_outputs():
+    # An AR(2) recursion with a second, nit_sot output.
+    x = pt.dvector("x")
+    phi = pt.dvector("phi")
+
+    def step(xt, y2, y1, phi):
+        y = phi[0] * y1 + phi[1] * y2 + xt
+        return y, pt.sqr(y)
+
+    y0 = pt.dvector("y0")
+    ys, sq = scan(step, sequences=[x],
+                  outputs_info=[dict(initial=y0, taps=[-2, -1]), None],
+                  non_sequences=[phi])
+    args = (RNG.normal(size=20), np.array([0.5, -0.2]), np.array([0.1, 0.3]))
+    check([x, phi, y0], [ys, sq], *args)
+    check([x, phi, y0], ys[-1] + sq.sum(), *args)
+
+
+def test_matrix_states_with_dot():
+    # A Kalman-filter-like recursion on matrices.
+    A, Q = pt.dmatrix("A"), pt.dmatrix("Q")
+    P0 = pt.dmatrix("P0")
+    ys = pt.dmatrix("ys")
+
+    def step(y, m, P, A, Q):
+        Pp = A @ P @ A.T + Q
+        k = Pp[:, 0] / (Pp[0, 0] + 1.0)
+        m2 = A @ m + k * (y[0] - (A @ m)[0])
+        return m2, Pp - pt.outer(k, Pp[0])
+
+    (ms, Ps) = scan(step, sequences=[ys],
+                    outputs_info=[pt.zeros(3), P0], non_sequences=[A, Q])
+    args = (0.3 * RNG.normal(size=(3, 3)), np.eye(3) * 0.1, np.eye(3),
+            RNG.normal(size=(15, 2)))
+    check([A, Q, P0, ys], [ms, Ps[-1]], *args)
+
+
+def test_gradient_scans():
+    # PyTensor's gradient of a scan is a scan with mit_mot outputs.
+    x, a = pt.dvector("x"), pt.dscalar("a")
+    h0 = pt.dscalar("h0")
+    h = scan(lambda xt, h, a: pt.tanh(a * h + xt), sequences=[x],
+             outputs_info=[h0], non_sequences=[a])
+    loss = (h ** 2).sum()
+    grads = pytensor.grad(loss, [x, a, h0])
+    fs = check([x, a, h0], grads, RNG.normal(size=9), 0.7, 0.2)
+    kinds = [n.op.info for n in fs[0].maker.fgraph.toposort()
+             if type(n.op).__name__ == "Scan"]
+    assert any(info.mit_mot_in_slices for info in kinds)
+
+
+def test_gradient_through_mit_sot_taps():
+    x = pt.dvector("x")
+    phi = pt.dvector("phi")
+    y0 = pt.dvector("y0")
+    ys = scan(lambda xt, y2, y1, phi: phi[0] * y1 + phi[1] * pt.sin(y2) + xt,
+              sequences=[x], outputs_info=[dict(initial=y0, taps=[-2, -1])],
+              non_sequences=[phi])
+    grads = pytensor.grad(ys.sum() + ys[-1] ** 2, [x, phi, y0])
+    # PyTensor 2.38's C VM and Python linker fail on this gradient scan
+    # (a DeepCopyOp error, or a crash in its preallocated mit_mot
+    # outputs); its Numba mode is the reference.
+    check([x, phi, y0], grads, RNG.normal(size=11), np.array([0.4, 0.3]),
+          np.array([0.2, -0.1]), reference="NUMBA")
+
+
+def test_sequence_taps_and_go_backwards():
+    x = pt.dvector("x")
+    out = scan(lambda x0, x2: x0 * x2, sequences=[dict(input=x,
+                                                        taps=[0, 2])])
+    back = scan(lambda xt, h: h * 0.5 + xt, sequences=[x],
+                outputs_info=[pt.zeros(())], go_backwards=True)
+    check([x], [out, back], RNG.normal(size=10))
+
+
+def test_while_loop():
+    # Doubling until past a bound: fewer steps than n_steps.
+    from pytensor.scan.utils import until
+    x0, bound = pt.dscalar("x0"), pt.dscalar("bound")
+    xs = scan(lambda x, bound: (x * 2, until(x * 2 > bound)),
+              outputs_info=[x0], non_sequences=[bound], n_steps=50)
+    for bnd in (100.0, 1e30):
+        check([x0, bound], xs, 1.5, bnd)
+
+
+def test_n_steps_at_run_time_including_zero():
+    n = pt.iscalar("n")
+    a = pt.dscalar("a")
+    xs = scan(lambda h, a: h * a + 1, outputs_info=[pt.ones(())],
+              non_sequences=[a], n_steps=n)
+    ms = scan(lambda a: a * 2, non_sequences=[a], n_steps=n)
+    fs = check([n, a], [xs, ms], 5, 0.5)
+    for k in (0, 1, 3):
+        assert_same(fs, k, 0.5)
+
+
+def test_nested_scan():
+    X = pt.dmatrix("X")
+
+    def row_cumsum(r):
+        return scan(lambda v, acc: acc + v, sequences=[r],
+                    outputs_info=[pt.zeros(())])
+
+    out = scan(row_cumsum, sequences=[X])
+    check([X], [out, pytensor.grad(out.sum() ** 2, X)],
+          RNG.normal(size=(4, 6)))
+
+
+def test_float32():
+    x = pt.fvector("x")
+    h = scan(lambda xt, h: h * np.float32(0.9) + pt.exp(xt), sequences=[x],
+             outputs_info=[pt.zeros((), dtype="float32")])
+    check([x], [h, pytensor.grad(h.sum(), x)],
+          RNG.normal(size=16).astype("float32"), rtol=1e-5, atol=1e-6)
+
+
+def test_errors_inside_the_body_and_of_the_steps():
+    x = pt.dvector("x")
+    n = pt.iscalar("n")
+    out = scan(lambda xt, h: h + pt.sqrt(xt), sequences=[x], n_steps=n,
+               outputs_info=[pt.zeros(())])
+    f = pytensor.function([x, n], out, mode="GRAPHJIT")
+    assert_all_c(f)
+    np.testing.assert_allclose(f(np.arange(4.0), 3),
+                               np.cumsum(np.sqrt(np.arange(3.0))))
+    # More steps than the sequence has rows: the ValueError of PyTensor's
+    # Scan.perform (its Cython loop reads past the end instead).
+    with pytest.raises(ValueError, match="Scan's required number of steps"):
+        f(np.arange(4.0), 6)
+    # A negative number of steps: PyTensor's IndexError.
+    with pytest.raises(IndexError, match="negative number of step"):
+        f(np.arange(4.0), -1)
+    # The function still works afterwards.
+    np.testing.assert_allclose(f(np.arange(4.0), 2),
+                               np.cumsum(np.sqrt(np.arange(2.0))))
+
+
+def test_failed_assert_in_the_body():
+    from pytensor.raise_op import Assert
+    x = pt.dvector("x")
+    out = scan(lambda xt, h: h + Assert("positive please")(xt, xt > 0),
+               sequences=[x], outputs_info=[pt.zeros(())])
+    f = pytensor.function([x], out, mode="GRAPHJIT")
+    assert_all_c(f)
+    np.testing.assert_allclose(f(np.array([1.0, 2.0])), [1.0, 3.0])
+    with pytest.raises(AssertionError, match="positive please"):
+        f(np.array([1.0, -2.0]))
+
+
+def test_coverage_names_py_nodes_inside_a_body():
+    # An op graphjit has no translation for stays Py inside the body; the
+    # Scan node then counts as Py, with the reason.
+    from pytensor.graph.basic import Apply
+    from pytensor.graph.op import Op
+
+    class Twice(Op):
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0] * 2
+
+    x = pt.dvector("x")
+    out = scan(lambda xt: Twice()(xt) + 1, sequences=[x])
+    f = pytensor.function([x], out, mode="GRAPHJIT")
+    np.testing.assert_allclose(f(np.arange(3.0)), np.arange(3.0) * 2 + 1)
+    cov = gjp.coverage(f)
+    [py] = [p for p in cov["py_nodes"] if p["op"].startswith("Scan")]
+    assert "Twice" in py["reason"]
