@@ -63,3 +63,105 @@ def scan(t, node, ins):
     t.bodies[node] = body
     body.module = body.graph = None  # the scan op holds what it needs
     return outs
+
+
+class _BodyBuilder:
+    """What tensor_ops' Composite translation needs of a Translation, over
+    a graph built here (a ScalarLoop's body)."""
+
+    def __init__(self, name):
+        from .. import _graphjit
+        self.b = _graphjit.GraphBuilder(name, BODY_FILE)
+        self.short = __import__(
+            "graphjit.pytensor.translate", fromlist=["Translation"]
+        ).Translation.short
+
+    def apply(self, op, inputs, **attrs):
+        return self.b.apply(op, inputs, attrs, 0)
+
+    def constant(self, value, dtype):
+        import numpy as np
+        return self.b.constant(np.asarray(value, dtype), dtype)
+
+
+# The loop's bound: the body's stop condition ends it, once no element is
+# still stepping.
+_NO_BOUND = 2 ** 62
+
+
+def scalar_loop(t, node, ins):
+    """An Elemwise of a ScalarLoop (the gradients of gammainc, betainc and
+    their kin): every element's loop at once, as a while scan over whole
+    arrays. An element steps while its count is below its n_steps and (a
+    while loop) its own condition has not stopped it; a step's values are
+    kept only for the elements still stepping, so each element's result is
+    what its own loop computes. The scan stops once no element steps."""
+    try:
+        return _scalar_loop(t, node, ins, split=False)
+    except Exception:
+        # An integer power in the loop (betainc's gradient): graphjit's
+        # composite refuses it, its pow Apply checks the exponent.
+        return _scalar_loop(t, node, ins, split=True)
+
+
+def _scalar_loop(t, node, ins, split):
+    import numpy as np
+    from .tensor_ops import _composite, _composite_by_node
+    loop = node.op.scalar_op
+    n_carry = len(loop.outputs) - int(loop.is_while)
+    ndim = node.outputs[0].type.ndim
+    consts = ins[1 + n_carry:]
+    # The body first: it may fail, and nothing is emitted outside it then.
+    body = _BodyBuilder("%s_body" % loop.name)
+    b = body.b
+    carry = [b.input("carry%d" % k, v.dtype, [None] * ndim)
+             for k, v in enumerate(ins[1:1 + n_carry])]
+    stopped = [b.input("stopped", "bool", [None] * ndim)] \
+        if loop.is_while else []
+    count = b.input("count", "int64", [])
+    n = b.input("n_steps", ins[0].dtype, [None] * ndim)
+    cs = [b.input("c%d" % k, v.dtype, [None] * ndim)
+          for k, v in enumerate(consts)]
+
+    def stepping(count, stopped):
+        [a] = body.apply("lt", [count, n])
+        if stopped:
+            [a] = body.apply("and", [a, body.apply("not", stopped)[0]])
+        return a
+
+    active = stepping(count, stopped)
+    new = (_composite_by_node if split else
+           lambda b, f, i: _composite(b, None, i, f))(body, loop.fgraph,
+                                                       carry + cs)
+    kept = [body.apply("switch", [active, v, old])[0]
+            for v, old in zip(new, carry + stopped)]
+    [count1] = body.apply("add", [count, body.constant(np.int64(1),
+                                                       "int64")])
+    still = stepping(count1, kept[n_carry:])
+    if ndim:
+        [still] = body.apply("any", [still], axis=list(range(ndim)))
+    [done] = body.apply("not", [still])
+    for v in kept + [count1, done]:
+        b.output(v)
+    _, graph = b.finish()
+
+    # Every value at the output's shape: ref is the broadcast of the
+    # inputs, whose values second() never reads.
+    ref = ins[0]
+    for v in ins[1:]:
+        [ref] = t.apply("second", [v, ref])
+    init = [t.apply("second", [ref, v])[0] for v in ins[1:1 + n_carry]]
+    if loop.is_while:
+        [stopped0] = t.apply("second", [ref, t.constant(False, "bool")])
+        init.append(stopped0)
+    init.append(t.constant(np.int64(0), "int64"))
+    spec = {"n_untraced": len(init), "n_non_seqs": 1 + len(consts),
+            "as_while": True}
+    bound = t.constant(np.int64(_NO_BOUND), "int64")
+    # At -O1 LLVM does not vectorize, so the loop's exp and log are libm's,
+    # as in PyTensor's C code: these series stop on thresholds, where
+    # libmvec's last-bit differences would change the terms summed.
+    outs = t.b.apply_scan(graph, [bound] + init + [ins[0]] + consts, spec,
+                          name=str(node.op), line=t._line,
+                          opt_level=min(t.opt_level, 1), profile=t.profile)
+    return outs[:len(node.outputs)]

@@ -42,6 +42,9 @@ def _int_const(t, var):
 def elemwise(t, node, ins):
     scalar = node.op.scalar_op
     dtypes = [i.type.dtype for i in node.inputs]
+    if type(scalar).__name__ == "ScalarLoop":
+        from .scan_ops import scalar_loop
+        return scalar_loop(t, node, ins)
     if is_cast(scalar):
         return [t.apply("cast", ins, dtype=t.short(node.outputs[0].dtype))[0]]
     name = op_name(scalar, dtypes)
@@ -92,16 +95,25 @@ _LONGEST_EXPR = 60000
 
 
 def _composite_by_node(t, fgraph, ins):
-    """fgraph's outputs with an Apply (a composite of one op) per scalar
-    node, nested Composites taken apart the same way."""
+    """fgraph's outputs with an Apply per scalar node (graphjit's op, or a
+    composite of the one op), nested Composites taken apart the same way."""
     from pytensor.graph.fg import FunctionGraph
     vals = dict(zip(fgraph.inputs, ins))
     for n in fgraph.toposort():
-        args = [vals.get(i) for i in n.inputs]
-        if type(n.op).__name__ == "Composite" and all(
-                a is not None for a in args):
+        args = [vals[i] if i in vals else t.constant(
+            np.asarray(i.data, i.type.dtype), i.type.dtype)
+            for i in n.inputs]
+        if type(n.op).__name__ == "Composite":
             outs = _composite_by_node(t, n.op.fgraph, args)
         else:
+            name = op_name(n.op, [i.type.dtype for i in n.inputs])
+            if name is not None:  # an op of graphjit's own
+                [out] = t.apply(name, args)
+                want = n.outputs[0].type.dtype
+                if out.dtype != want:
+                    [out] = t.apply("cast", [out], dtype=t.short(want))
+                vals[n.outputs[0]] = out
+                continue
             # The node alone, its inner constants kept as they are.
             fresh = [i.type() if i in vals else i for i in n.inputs]
             one = n.clone_with_new_inputs(fresh)
