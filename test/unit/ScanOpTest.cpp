@@ -99,7 +99,15 @@ std::vector<double> values(const NDArray &A) {
   return V;
 }
 
-using ScanOpTest = Fixture;
+struct ScanOpTest : Fixture {
+  /// fib's scan: taps [-2, -1] of a buffer, the squares as a nit_sot.
+  std::unique_ptr<Function> fibonacci() {
+    ScanSpec S;
+    S.MitSotTaps = {{-2, -1}};
+    S.NumNitSot = 1;
+    return outer(S, "fib", {i64(), f64({Dim::unknown()}), i64()});
+  }
+};
 
 TEST_P(ScanOpTest, RecurrenceOverASequence) {
   // h[t] = h[t-1] * a + x[t], all the states kept after the initial one.
@@ -120,10 +128,7 @@ TEST_P(ScanOpTest, RecurrenceOverASequence) {
 
 TEST_P(ScanOpTest, TapsTwoStepsBackAndAMap) {
   // Fibonacci from (1, 1), with the squares as a nit_sot.
-  ScanSpec S;
-  S.MitSotTaps = {{-2, -1}};
-  S.NumNitSot = 1;
-  auto F = outer(S, "fib", {i64(), f64({Dim::unknown()}), i64()});
+  auto F = fibonacci();
   auto R = F->call({steps(5), vec({1, 1, 0, 0, 0, 0, 0}), steps(5)});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(values((*R)[0]), (std::vector<double>{1, 1, 2, 3, 5, 8, 13}));
@@ -133,10 +138,7 @@ TEST_P(ScanOpTest, TapsTwoStepsBackAndAMap) {
 TEST_P(ScanOpTest, CircularBufferComesOutInOrder) {
   // PyTensor's save-memory buffers: 3 rows for 7 steps of taps [-2, -1]
   // keep the last three values, oldest first.
-  ScanSpec S;
-  S.MitSotTaps = {{-2, -1}};
-  S.NumNitSot = 1;
-  auto F = outer(S, "fib", {i64(), f64({Dim::unknown()}), i64()});
+  auto F = fibonacci();
   auto R = F->call({steps(7), vec({1, 1, 0}), steps(2)});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(values((*R)[0]), (std::vector<double>{13, 21, 34}));
@@ -189,10 +191,7 @@ TEST_P(ScanOpTest, WhileLoopStopsEarly) {
 }
 
 TEST_P(ScanOpTest, NoSteps) {
-  ScanSpec S;
-  S.MitSotTaps = {{-2, -1}};
-  S.NumNitSot = 1;
-  auto F = outer(S, "fib", {i64(), f64({Dim::unknown()}), i64()});
+  auto F = fibonacci();
   auto R = F->call({steps(0), vec({1, 1}), steps(0)});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(values((*R)[0]), (std::vector<double>{1, 1}));
