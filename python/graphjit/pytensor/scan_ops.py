@@ -71,10 +71,9 @@ class _BodyBuilder:
 
     def __init__(self, name):
         from .. import _graphjit
+        from .translate import Translation
         self.b = _graphjit.GraphBuilder(name, BODY_FILE)
-        self.short = __import__(
-            "graphjit.pytensor.translate", fromlist=["Translation"]
-        ).Translation.short
+        self.short = Translation.short
 
     def apply(self, op, inputs, **attrs):
         return self.b.apply(op, inputs, attrs, 0)
