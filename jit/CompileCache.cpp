@@ -40,8 +40,12 @@ std::string CompileCache::key(const Module &M, StringRef Config) {
   raw_svector_ostream OS(Bits);
   WriteBitcodeToFile(M, OS);
   Bits.append(Config.begin(), Config.end());
+  return key(StringRef(Bits.data(), Bits.size()));
+}
+
+std::string CompileCache::key(StringRef Bytes) {
   XXH128_hash_t H = xxh3_128bits(
-      ArrayRef(reinterpret_cast<const uint8_t *>(Bits.data()), Bits.size()));
+      ArrayRef(reinterpret_cast<const uint8_t *>(Bytes.data()), Bytes.size()));
   std::string Key;
   raw_string_ostream KS(Key);
   KS << format_hex_no_prefix(H.high64, 16) << format_hex_no_prefix(H.low64, 16);

@@ -41,6 +41,8 @@ public:
 
   /// The key of M (as lowered) compiled under Config (level, CPU, ...).
   static std::string key(const llvm::Module &M, llvm::StringRef Config);
+  /// The key of other content (the GPU's PTX and its device code).
+  static std::string key(llvm::StringRef Bytes);
   /// The objects stored under Key, or none.
   ObjectFiles lookup(llvm::StringRef Key) const;
   /// Forgets the entry under Key (one that failed to load).

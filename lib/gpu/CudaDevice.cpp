@@ -16,6 +16,7 @@
 #include "Cublas.h"
 #include "CudaDriver.h"
 #include "Device.h"
+#include "llvm/ADT/ScopeExit.h"
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -50,6 +51,8 @@ public:
   Error copyToHost(void *Dst, DeviceAddress Src, size_t Bytes) override;
   Error copyOnDevice(DeviceAddress Dst, DeviceAddress Src,
                      size_t Bytes) override;
+  std::string binaryKey() const override;
+  Expected<std::string> compileBinary(StringRef Ptx) override;
   Expected<std::vector<KernelHandle>>
   loadKernels(const KernelImage &Image, ArrayRef<std::string> Names) override;
   Error launch(KernelHandle K, uint64_t WorkItems,
@@ -212,30 +215,79 @@ Error CudaDevice::copyOnDevice(DeviceAddress Dst, DeviceAddress Src,
                     "cuMemcpyDtoDAsync_v2");
 }
 
+std::string CudaDevice::binaryKey() const {
+  if (!Drv->cuLinkCreate_v2 || !Drv->cuLinkAddData_v2 ||
+      !Drv->cuLinkComplete || !Drv->cuLinkDestroy)
+    return "";
+  return "sm_" + std::to_string(Major) + std::to_string(Minor) + " driver " +
+         std::to_string(Drv->DriverVersion);
+}
+
+namespace {
+/// The driver's error log for its PTX compiles: ptxas's own message
+/// (register overflow, an unsupported instruction) only comes through it.
+struct JitLog {
+  char Text[8192] = {};
+  CUjit_option Options[2] = {CU_JIT_ERROR_LOG_BUFFER,
+                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *Values[2] = {Text, reinterpret_cast<void *>(uintptr_t(sizeof(Text)))};
+
+  Error error(const CudaDriver &Drv, const char *Call, CUresult R) {
+    Text[sizeof(Text) - 1] = 0;
+    std::string Msg = std::string("CUDA error in ") + Call + ": " +
+                      Drv.describe(R);
+    if (Text[0])
+      Msg += std::string("\n") + Text;
+    return createStringError(inconvertibleErrorCode(), Msg);
+  }
+};
+} // namespace
+
+Expected<std::string> CudaDevice::compileBinary(StringRef Ptx) {
+  if (binaryKey().empty())
+    return "";
+  if (Error E = makeCurrent())
+    return E;
+  JitLog Log;
+  CUlinkState State = nullptr;
+  if (CUresult R =
+          Drv->cuLinkCreate_v2(2, Log.Options, Log.Values, &State))
+    return Log.error(*Drv, "cuLinkCreate_v2", R);
+  auto Destroy = make_scope_exit([&] { (void)Drv->cuLinkDestroy(State); });
+  // The driver reads the PTX up to its NUL.
+  std::string Text = Ptx.str();
+  if (CUresult R = Drv->cuLinkAddData_v2(State, CU_JIT_INPUT_PTX, Text.data(),
+                                         Text.size() + 1, "graphjit", 0,
+                                         nullptr, nullptr))
+    return Log.error(*Drv, "cuLinkAddData_v2", R);
+  void *Cubin = nullptr;
+  size_t Size = 0;
+  if (CUresult R = Drv->cuLinkComplete(State, &Cubin, &Size))
+    return Log.error(*Drv, "cuLinkComplete", R);
+  // The image belongs to the link state: copied before it is destroyed.
+  return std::string(static_cast<const char *>(Cubin), Size);
+}
+
 Expected<std::vector<KernelHandle>>
 CudaDevice::loadKernels(const KernelImage &Image, ArrayRef<std::string> Names) {
-  if (Image.Ptx.empty())
+  if (Image.Ptx.empty() && Image.Binary.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the kernel image has no PTX for %s",
                              Name.c_str());
   if (Error E = makeCurrent())
     return E;
-  // ptxas's own message (register overflow, an unsupported instruction)
-  // only comes through the error log.
-  char Log[8192] = {};
-  CUjit_option Options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *Values[] = {Log, reinterpret_cast<void *>(uintptr_t(sizeof(Log)))};
   CUmodule M = nullptr;
+  // A cached binary that does not load (a driver changed under the same
+  // version) falls back to the PTX.
+  if (!Image.Binary.empty() &&
+      Drv->cuModuleLoadDataEx(&M, Image.Binary.data(), 0, nullptr, nullptr))
+    M = nullptr;
+  JitLog Log;
   // std::string's data is NUL-terminated, as the driver needs PTX to be.
-  if (CUresult R =
-          Drv->cuModuleLoadDataEx(&M, Image.Ptx.c_str(), 2, Options, Values)) {
-    Log[sizeof(Log) - 1] = 0;
-    std::string Msg = "CUDA error in cuModuleLoadDataEx: " + Drv->describe(R);
-    if (Log[0])
-      Msg += std::string("\n") + Log;
-    return createStringError(inconvertibleErrorCode(), Msg);
-  }
+  if (!M)
+    if (CUresult R = Drv->cuModuleLoadDataEx(&M, Image.Ptx.c_str(), 2,
+                                             Log.Options, Log.Values))
+      return Log.error(*Drv, "cuModuleLoadDataEx", R);
 
   std::vector<KernelHandle> Kernels;
   for (const std::string &KName : Names) {

@@ -111,6 +111,10 @@ struct SymbolFinder {
       Missing = Name;
     Slot = reinterpret_cast<Fn *>(P);
   }
+  /// An entry point graphjit can do without.
+  template <typename Fn> void findOptional(Fn *&Slot, const char *Name) {
+    Slot = reinterpret_cast<Fn *>(dlsym(Lib, Name));
+  }
 };
 } // namespace
 
@@ -172,6 +176,10 @@ Expected<std::unique_ptr<CudaDriver>> CudaDriver::load(StringRef LibPath) {
   // drivers only have the original, with the same signature.
   F.find(D->cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
   F.find(D->cuEventDestroy_v2, "cuEventDestroy_v2");
+  F.findOptional(D->cuLinkCreate_v2, "cuLinkCreate_v2");
+  F.findOptional(D->cuLinkAddData_v2, "cuLinkAddData_v2");
+  F.findOptional(D->cuLinkComplete, "cuLinkComplete");
+  F.findOptional(D->cuLinkDestroy, "cuLinkDestroy");
   if (!F.Missing.empty())
     return noDevice(Path + " has no " + F.Missing +
                     " (is the driver older than graphjit needs?)");

@@ -34,6 +34,8 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUlinkState = struct CUlinkState_st *;
+using CUjitInputType = int; // An enum in cuda.h: int-sized.
 
 // The values graphjit uses (cuda.h's enums).
 constexpr CUresult CUDA_SUCCESS = 0;
@@ -45,6 +47,7 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr CUjitInputType CU_JIT_INPUT_PTX = 1;
 constexpr unsigned CU_STREAM_DEFAULT = 0;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
 
@@ -111,6 +114,19 @@ struct CudaDriver {
   CUresult (*cuModuleGetFunction)(cuda::CUfunction *Fn, cuda::CUmodule Module,
                                   const char *Name) = nullptr;
   CUresult (*cuModuleUnload)(cuda::CUmodule Module) = nullptr;
+  /// The linker, for the device's own code of a PTX text to cache
+  /// (DeviceCodeCache.h). Optional: null where the driver lacks it.
+  CUresult (*cuLinkCreate_v2)(unsigned NumOptions, cuda::CUjit_option *Options,
+                              void **OptionValues,
+                              cuda::CUlinkState *State) = nullptr;
+  CUresult (*cuLinkAddData_v2)(cuda::CUlinkState State,
+                               cuda::CUjitInputType Type, void *Data,
+                               size_t Size, const char *Name,
+                               unsigned NumOptions, cuda::CUjit_option *Options,
+                               void **OptionValues) = nullptr;
+  CUresult (*cuLinkComplete)(cuda::CUlinkState State, void **Cubin,
+                             size_t *Size) = nullptr;
+  CUresult (*cuLinkDestroy)(cuda::CUlinkState State) = nullptr;
   CUresult (*cuLaunchKernel)(cuda::CUfunction Fn, unsigned GridX,
                              unsigned GridY, unsigned GridZ, unsigned BlockX,
                              unsigned BlockY, unsigned BlockZ,

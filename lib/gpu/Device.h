@@ -44,6 +44,9 @@ using KernelHandle = void *;
 /// emulated device.
 struct KernelImage {
   std::string Ptx;
+  /// The device's own code for Ptx (compileBinary's), loaded instead of
+  /// the PTX where set.
+  std::string Binary;
   std::function<void *(llvm::StringRef Name)> HostLookup;
 };
 
@@ -91,6 +94,15 @@ public:
   virtual llvm::Expected<std::vector<KernelHandle>>
   loadKernels(const KernelImage &Image,
               llvm::ArrayRef<std::string> Names) = 0;
+  /// What decides the device's own code for a PTX text (its compute
+  /// capability, the driver's version), for the device code cache; empty
+  /// for a device without code of its own (the emulated one).
+  virtual std::string binaryKey() const { return ""; }
+  /// The device's own code for Ptx, to keep for later processes
+  /// (DeviceCodeCache.h); empty where it has none.
+  virtual llvm::Expected<std::string> compileBinary(llvm::StringRef Ptx) {
+    return "";
+  }
   /// Runs kernel K over WorkItems work items (the kernel ABI of
   /// KernelSpec.h: Args[0] is WorkItems, every argument is 64 bits).
   virtual llvm::Error launch(KernelHandle K, uint64_t WorkItems,

@@ -1,6 +1,7 @@
 //===- GpuProgram.cpp - Compiling and running a function's GPU Applies ---===//
 
 #include "GpuProgram.h"
+#include "DeviceCodeCache.h"
 #include "DevicePool.h"
 #include "jit/JitEngine.h"
 #include "ops/GpuOps.h"
@@ -69,10 +70,15 @@ GpuProgram::create(const FunctionGraph &F, Device &D, DevicePool &Pool,
         return *A;
       };
     } else {
-      Expected<std::string> Ptx = compileToPtx(std::move(*M), D.arch());
-      if (!Ptx)
-        return Ptx.takeError();
-      Image.Ptx = std::move(*Ptx);
+      CompileCache Cache(deviceCodeDirectory(Engine->cacheDirectory()));
+      Expected<DeviceCode> Code =
+          deviceCodeFor(std::move(*M), D.arch(), Cache, &D);
+      if (!Code)
+        return Code.takeError();
+      P->PtxFromCache = Code->PtxFromCache;
+      P->BinaryFromCache = Code->BinaryFromCache;
+      Image.Ptx = std::move(Code->Ptx);
+      Image.Binary = std::move(Code->Binary);
     }
     Expected<std::vector<KernelHandle>> K = D.loadKernels(Image, Names);
     if (!K)

@@ -89,6 +89,10 @@ public:
   unsigned numKernels() const { return Plan.Specs.size(); }
   /// Seconds spent making the kernels: code generation, PTX, loading.
   double compileSeconds() const { return CompileSeconds; }
+  /// Whether the kernels' PTX, and the device's own code for it, came from
+  /// the device code cache (DeviceCodeCache.h).
+  bool ptxFromCache() const { return PtxFromCache; }
+  bool binaryFromCache() const { return BinaryFromCache; }
 
 private:
   GpuProgram(Device &D, DevicePool &Pool, bool Profile)
@@ -133,6 +137,7 @@ private:
   std::function<uint64_t()> HostNow;
   uint64_t FirstMarkHost = 0;
   double CompileSeconds = 0;
+  bool PtxFromCache = false, BinaryFromCache = false;
 };
 
 } // namespace graphjit

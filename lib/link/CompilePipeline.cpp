@@ -505,7 +505,11 @@ void CompilePipeline::printAfter(CompileStep Step,
     break;
   case CompileStep::Kernels:
     OS << "; " << Fn->Gpu->numKernels() << " kernels on "
-       << Fn->Gpu->device().name() << "\n";
+       << Fn->Gpu->device().name()
+       << (Fn->Gpu->binaryFromCache() ? " (PTX and device code cached)"
+           : Fn->Gpu->ptxFromCache()  ? " (PTX cached)"
+                                      : "")
+       << "\n";
     break;
   }
 }
