@@ -172,6 +172,7 @@ public:
 private:
   struct JitCode;
   friend class CompilePipeline;
+  friend class StepCall; // A scan's body, called step after step.
   Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> Rewritten,
            const CompileOptions &Opts, Schedule S);
   /// Leases a call state and runs callIn on it, timed when profiled.

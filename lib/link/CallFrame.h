@@ -58,6 +58,8 @@ public:
 
   /// Copies Values[Var]'s descriptor into its slot.
   void syncSlot(unsigned Var);
+  /// Where JIT code last left Var's value (StepCall reads results there).
+  const gj_slot &slot(unsigned Var) const { return Slots[Var]; }
   /// Runs Step of node Id and syncs its outputs' slots; 0 or an error code.
   int32_t runNode(int32_t Id, int Step);
   int32_t compute(int32_t Id);

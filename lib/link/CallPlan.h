@@ -17,6 +17,7 @@
 #include "graphjit/Function.h"
 #include "link/CallFrame.h"
 #include "link/UpdateCommit.h"
+#include <atomic>
 #include <memory>
 
 namespace graphjit {
@@ -101,6 +102,34 @@ private:
   /// CallPlan::ClearIds less the planned values, which only exist as
   /// NDArrays where the frame materialized them (and it drops those).
   std::vector<unsigned> ClearIds;
+};
+
+/// Takes a Function's spare CallState for one call (or makes one) and puts
+/// it back afterwards, cleared, unless another call has put one back first.
+class CallStateLease {
+public:
+  CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
+                 llvm::ArrayRef<Apply *> Nodes, bool Jit,
+                 const StoragePlan *Storage)
+      : Spare(Spare), S(Spare.exchange(nullptr, std::memory_order_acquire)) {
+    if (!S)
+      S = new CallState(Plan, Nodes, Jit, Storage);
+  }
+  ~CallStateLease() {
+    S->clear();
+    CallState *Empty = nullptr;
+    if (!Spare.compare_exchange_strong(Empty, S, std::memory_order_release,
+                                       std::memory_order_relaxed))
+      delete S;
+  }
+  CallStateLease(const CallStateLease &) = delete;
+  CallStateLease &operator=(const CallStateLease &) = delete;
+  CallState &operator*() { return *S; }
+  CallState *operator->() { return S; }
+
+private:
+  std::atomic<CallState *> &Spare;
+  CallState *S;
 };
 
 } // namespace graphjit

@@ -244,32 +244,6 @@ Error Function::runNodes(CallState &S, const ExecContext &Ctx) {
   return Error::success();
 }
 
-namespace {
-/// Takes a Function's spare CallState for one call (or makes one) and puts
-/// it back afterwards, cleared, unless another call has put one back first.
-class CallStateLease {
-public:
-  CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
-                 llvm::ArrayRef<Apply *> Nodes, bool Jit,
-                 const StoragePlan *Storage)
-      : Spare(Spare), S(Spare.exchange(nullptr, std::memory_order_acquire)) {
-    if (!S)
-      S = new CallState(Plan, Nodes, Jit, Storage);
-  }
-  ~CallStateLease() {
-    S->clear();
-    CallState *Empty = nullptr;
-    if (!Spare.compare_exchange_strong(Empty, S, std::memory_order_release,
-                                       std::memory_order_relaxed))
-      delete S;
-  }
-  CallState &operator*() { return *S; }
-
-private:
-  std::atomic<CallState *> &Spare;
-  CallState *S;
-};
-} // namespace
 
 Expected<std::vector<NDArray>>
 Function::call(llvm::ArrayRef<NDArray> Inputs, const DimBindings &Given) {

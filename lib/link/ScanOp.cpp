@@ -12,6 +12,7 @@
 
 #include "ScanOp.h"
 #include "graphjit/Function.h"
+#include "link/StepCall.h"
 #include "ops/StructuralUtil.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Casting.h"
@@ -490,9 +491,15 @@ Error ScanOp::Loop::run() {
   if (NSteps == 0)
     return finishEmpty();
   const unsigned Cond = L.NumBodyOuts - 1;
+  // The body's JIT code called directly, step after step (StepCall.h);
+  // a profiled or interpreted body takes the general call.
+  std::optional<StepCall> Fast;
+  if (StepCall::supports(*Op.Body))
+    Fast.emplace(*Op.Body);
   for (Step = 0; Step < NSteps; ++Step) {
     wrapBodyInputs();
-    if (Error E = Op.Body->callInto(BodyIn, BodyOut))
+    if (Error E = Fast ? Fast->run(BodyIn, BodyOut)
+                       : Op.Body->callInto(BodyIn, BodyOut))
       return llvm::createStringError(
           "in step " + std::to_string(Step) + " of the scan's body '" +
           Op.Body->graph().name() + "': " + llvm::toString(std::move(E)));
