@@ -470,3 +470,28 @@ def test_sparse_matrices_and_typed_lists_run_as_py():
     lst = tl.TypedListType(pt.dvector)()
     g = pytensor.function([lst], tl.length(lst) * 2, mode="GRAPHJIT")
     assert g([np.ones(2), np.ones(3), np.ones(1)]) == 6
+
+
+def test_integer_power_by_a_constant_in_a_composite():
+    """A Composite's integer pow by a small constant (betainc's gradient
+    squares its step count) runs in C as products that wrap as NumPy's
+    power does; a larger exponent is still translated correctly."""
+    import pytensor.scalar as ps
+    from pytensor.tensor.elemwise import Elemwise
+    from conftest import assert_all_c, assert_same, compile_both
+    a = ps.int16("a")
+    b = ps.float64("b")
+    comp = ps.Composite(
+        [a, b], [ps.pow(a, ps.constant(np.int8(3))) * a
+                 + ps.pow(a, ps.constant(np.int64(0)))
+                 + ps.cast(ps.pow(a, ps.constant(np.int8(2))), "float64") * b])
+    x = pt.vector("x", dtype="int16")
+    y = pt.vector("y")
+    fs = compile_both([x, y], Elemwise(comp)(x, y))
+    assert_all_c(fs[0])
+    v = np.array([3, -7, 300, 0, 1, -32768], dtype="int16")
+    w = np.linspace(-1, 1, v.size)
+    assert_same(fs, v, w)
+    with np.errstate(over="ignore"):
+        want = (v ** 3 * v + v ** 0).astype("float64") + (v ** 2) * w
+    np.testing.assert_array_equal(fs[0](v, w), want)

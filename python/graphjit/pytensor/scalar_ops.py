@@ -124,6 +124,32 @@ def composite_exprs(fgraph, constant_input):
 _SLOT = re.compile(r"\$(\d+)\$")
 
 
+def _small_integer_power(node):
+    """The exponent of an integer pow by a constant from 0 to 8 (betainc's
+    gradient squares and cubes its step count), else None. graphjit's
+    composite refuses integer powers, whose exponents must be checked for
+    negative values first; such a power needs no check."""
+    if type(node.op).__name__ != "Pow":
+        return None
+    base, exp = node.inputs
+    if exp.owner is not None or not all(
+            np.dtype(v.type.dtype).kind in "iu"
+            for v in (base, exp, node.outputs[0])):
+        return None
+    k = int(np.asarray(exp.data))
+    return k if 0 <= k <= 8 else None
+
+
+def _power_as_product(base, base_dtype, out_dtype, k, constant_input):
+    """base ** k as k - 1 products in the output's dtype: what NumPy's
+    integer power computes, wrapping alike."""
+    if k == 0:
+        return "$%d$" % constant_input(np.asarray(1, out_dtype), out_dtype)
+    if base_dtype != out_dtype:
+        base = "Cast{%s}(%s)" % (out_dtype, base)
+    return base if k == 1 else "(" + " * ".join([base] * k) + ")"
+
+
 def _templates(fgraph, constant_input):
     """The expressions with inputs written $k$."""
     return _expressions(fgraph, ["$%d$" % k for k in range(len(fgraph.inputs))],
@@ -167,6 +193,9 @@ def _expressions(fgraph, inputs, constant_input):
         elif is_cast(node.op):
             e = args[0] if in_dtypes[0] == out_dtype else \
                 "Cast{%s}(%s)" % (out_dtype, args[0])
+        elif _small_integer_power(node) is not None:
+            e = _power_as_product(args[0], in_dtypes[0], out_dtype,
+                                  _small_integer_power(node), constant_input)
         else:
             name = op_name(node.op, in_dtypes)
             if name is None:

@@ -113,14 +113,15 @@ def _scalar_loop(t, node, ins, split):
     # The body first: it may fail, and nothing is emitted outside it then.
     body = _BodyBuilder("%s_body" % loop.name)
     b = body.b
-    carry = [b.input("carry%d" % k, v.dtype, [None] * ndim)
+    # Every array input has the output's shape (broadcast below): one
+    # symbolic shape lets the body's code plan all its values' memory.
+    dims = ["d%d" % k for k in range(ndim)]
+    carry = [b.input("carry%d" % k, v.dtype, dims)
              for k, v in enumerate(ins[1:1 + n_carry])]
-    stopped = [b.input("stopped", "bool", [None] * ndim)] \
-        if loop.is_while else []
+    stopped = [b.input("stopped", "bool", dims)] if loop.is_while else []
     count = b.input("count", "int64", [])
-    n = b.input("n_steps", ins[0].dtype, [None] * ndim)
-    cs = [b.input("c%d" % k, v.dtype, [None] * ndim)
-          for k, v in enumerate(consts)]
+    n = b.input("n_steps", ins[0].dtype, dims)
+    cs = [b.input("c%d" % k, v.dtype, dims) for k, v in enumerate(consts)]
 
     def stepping(count, stopped):
         [a] = body.apply("lt", [count, n])
@@ -150,6 +151,8 @@ def _scalar_loop(t, node, ins, split):
     for v in ins[1:]:
         [ref] = t.apply("second", [v, ref])
     init = [t.apply("second", [ref, v])[0] for v in ins[1:1 + n_carry]]
+    n_full, *consts = [t.apply("second", [ref, v])[0]
+                       for v in [ins[0]] + list(consts)]
     if loop.is_while:
         [stopped0] = t.apply("second", [ref, t.constant(False, "bool")])
         init.append(stopped0)
@@ -160,7 +163,7 @@ def _scalar_loop(t, node, ins, split):
     # At -O1 LLVM does not vectorize, so the loop's exp and log are libm's,
     # as in PyTensor's C code: these series stop on thresholds, where
     # libmvec's last-bit differences would change the terms summed.
-    outs = t.b.apply_scan(graph, [bound] + init + [ins[0]] + consts, spec,
+    outs = t.b.apply_scan(graph, [bound] + init + [n_full] + consts, spec,
                           name=str(node.op), line=t._line,
                           opt_level=min(t.opt_level, 1), profile=t.profile)
     return outs[:len(node.outputs)]
