@@ -97,12 +97,19 @@ Error GpuProgram::run(const Apply &N, llvm::ArrayRef<NDArray> In,
                       std::vector<NDArray> &Out, const ExecContext &Ctx) {
   TimerMark Before = 0;
   if (Profile) {
-    if (TimedApplies.empty() && HostNow)
-      FirstMarkHost = HostNow();
-    Expected<TimerMark> M = Dev.mark();
-    if (!M)
-      return M.takeError();
-    Before = *M;
+    // One mark between consecutive Applies: each one's time runs from
+    // the end of the device work queued before it, so a call's Applies
+    // add up to its time on the device, at one event per Apply.
+    if (!TimedApplies.empty()) {
+      Before = TimedApplies.back().To;
+    } else {
+      if (HostNow)
+        FirstMarkHost = HostNow();
+      Expected<TimerMark> M = Dev.mark();
+      if (!M)
+        return M.takeError();
+      Before = *M;
+    }
   }
   Error E = Error::success();
   if (transferDirection(N.op())) {
