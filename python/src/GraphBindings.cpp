@@ -139,12 +139,38 @@ static FunctionBuilder &open(BuilderHandle &B) {
   return *B.Builder;
 }
 
+/// A GraphBuilder's file name when none is given.
+static constexpr const char *DefaultBuilderFile = "<python>";
+
+/// The Python line that called into the builder: where a graph built from
+/// Python with no file name of its own was built.
+static SourceLoc callerLoc() {
+  SourceLoc L;
+  PyFrameObject *Frame = PyEval_GetFrame(); // borrowed
+  if (!Frame)
+    return L;
+  PyCodeObject *Code = PyFrame_GetCode(Frame); // new reference
+  nb::object File = nb::steal(PyObject_GetAttrString(
+      reinterpret_cast<PyObject *>(Code), "co_filename"));
+  Py_DECREF(Code);
+  if (!File.is_valid() || !nb::isinstance<nb::str>(File)) {
+    PyErr_Clear();
+    return L;
+  }
+  L.File = std::make_shared<const std::string>(nb::cast<std::string>(File));
+  L.Line = unsigned(PyFrame_GetLineNumber(Frame));
+  L.Col = 1;
+  return L;
+}
+
 static SourceLoc locAt(const BuilderHandle &B, unsigned Line) {
   SourceLoc L;
   if (Line) {
     L.File = B.Module->fileNameRef();
     L.Line = Line;
     L.Col = 1;
+  } else if (B.Module->fileName() == DefaultBuilderFile) {
+    L = callerLoc();
   }
   return L;
 }
@@ -324,7 +350,8 @@ static void bindBuilder(nb::module_ &M) {
       M, "GraphBuilder",
       "Builds a function's graph Apply by Apply, as the text format does "
       "(the C++ FunctionBuilder). `file_name` is what profiles cite; an "
-      "Apply's `line` is its line there.")
+      "Apply's `line` is its line there. Without a file name, an Apply "
+      "given no line cites the Python line that applied it.")
       .def(
           "__init__",
           [](BuilderHandle *B, const std::string &Name,
@@ -333,7 +360,7 @@ static void bindBuilder(nb::module_ &M) {
             auto Builder = std::make_unique<FunctionBuilder>(*Mod, Name);
             new (B) BuilderHandle{std::move(Mod), std::move(Builder)};
           },
-          "name"_a, "file_name"_a = "<python>")
+          "name"_a, "file_name"_a = DefaultBuilderFile)
       .def(
           "input",
           [](BuilderHandle &B, const std::string &Name,

