@@ -2,6 +2,7 @@
 
 #include "graphjit/ProfileStats.h"
 #include "graphjit/Flags.h"
+#include "ops/BlasInfo.h"
 #include "llvm/Support/FileSystem.h"
 #include <atomic>
 #include <cstdlib>
@@ -27,6 +28,7 @@ void ProfileStats::detach(unsigned Handle) {
 Profile ProfileStats::profile() const {
   std::lock_guard<std::mutex> Guard(Lock);
   Profile P;
+  P.Machine = machineDescription();
   for (const Source &S : Sources)
     P.Functions.push_back(S.Final ? *S.Final : S.Take());
   return P;

@@ -33,7 +33,7 @@ public:
   void printGroupTable(bool ByOp);
   void printApplyTable();
   void printDistributions();
-  void printTips();
+  void printTips(StringRef Machine);
 
 private:
   raw_ostream &OS;
@@ -258,12 +258,21 @@ void ReportPrinter::printDistributions() {
                Order.size() - Shown);
 }
 
-void ReportPrinter::printTips() {
+void ReportPrinter::printTips(StringRef Machine) {
   OS << "Here are tips to potentially make your code run faster\n"
         "                 (computed from this profile).\n"
         "                 Test them first, as they are not guaranteed to "
         "always provide a speedup.\n";
   std::vector<std::string> Tips = computeTips(F, Opts);
+  // The Machine line marks an OpenBLAS on kernels older than the CPU
+  // (lib/ops/BlasInfo.h).
+  if (Machine.contains(" (no AVX on a CPU with AVX2)"))
+    Tips.insert(Tips.begin(),
+                "OpenBLAS runs kernels without AVX on this CPU, which has "
+                "AVX2 (Machine above): it does not know the CPU, and products "
+                "and LAPACK calls run several times slower than they could. "
+                "Set OPENBLAS_CORETYPE=Haswell (SkylakeX where the CPU has "
+                "AVX-512), or use a newer OpenBLAS.");
   if (Tips.empty())
     OS << "  Sorry, no tip for today.\n";
   for (const std::string &Tip : Tips)
@@ -271,18 +280,37 @@ void ReportPrinter::printTips() {
   OS << "\n";
 }
 
+/// Whether F's Apply times came from the sampler (profiling__mode=sample)
+/// and it caught none of them: calls too short or too few for one sample.
+static bool sampledNothing(const FunctionProfile &F) {
+  if (!StringRef(F.Clock).starts_with("sampled every") || F.Calls == 0)
+    return false;
+  for (const ApplyProfile &A : F.Applies)
+    if (A.Seconds > 0)
+      return false;
+  return true;
+}
+
 void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
                           const SummaryOptions &Opts, StringRef Machine) {
   ReportPrinter P(OS, F, Opts);
   P.printGlobal(Machine);
-  P.printGroupTable(/*ByOp=*/false);
-  P.printGroupTable(/*ByOp=*/true);
-  P.printApplyTable();
-  P.printDistributions();
+  if (sampledNothing(F)) {
+    // Tables and tips of zeros would only mislead.
+    OS << "No samples: the sampler (see Clock above) caught no Apply in "
+       << F.Calls << " calls taking " << format("%e", F.CallSeconds)
+       << "s in all. Profile more calls, or profile without "
+          "profiling__mode=sample for every Apply's exact time.\n\n";
+  } else {
+    P.printGroupTable(/*ByOp=*/false);
+    P.printGroupTable(/*ByOp=*/true);
+    P.printApplyTable();
+    P.printDistributions();
+  }
   printMemoryProfile(OS, F, Opts);
   printOptimizerProfile(OS, F, Opts);
-  if (Opts.Tips)
-    P.printTips();
+  if (Opts.Tips && !sampledNothing(F))
+    P.printTips(Machine);
 }
 
 void printSummary(raw_ostream &OS, const Profile &P,
