@@ -85,15 +85,21 @@ Expected<DeviceCode> compile(const ExpKernel &K, StringRef Arch,
   return deviceCodeFor(K.emit(Ctx), Arch, Cache, D);
 }
 
-} // namespace
-
-TEST(DeviceCodeCache, PtxIsKeptAndFound) {
-  if (!sys::fs::exists(libdevicePath()))
-    GTEST_SKIP() << "no libdevice at " << libdevicePath();
+/// A kernel, an empty cache folder, and libdevice (skipped without).
+class DeviceCodeCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!sys::fs::exists(libdevicePath()))
+      GTEST_SKIP() << "no libdevice at " << libdevicePath();
+  }
   ExpKernel K;
   TempDir Dir;
-  CompileCache Cache(Dir.kernels());
+  CompileCache Cache{Dir.kernels()};
+};
 
+} // namespace
+
+TEST_F(DeviceCodeCacheTest, PtxIsKeptAndFound) {
   auto First = compile(K, "sm_90", Cache, nullptr);
   ASSERT_TRUE(bool(First)) << toString(First.takeError());
   EXPECT_FALSE(First->PtxFromCache);
@@ -122,12 +128,7 @@ TEST(DeviceCodeCache, PtxIsKeptAndFound) {
   EXPECT_TRUE(NoBinary->Binary.empty());
 }
 
-TEST(DeviceCodeCache, DamagedEntriesAreCompiledAgain) {
-  if (!sys::fs::exists(libdevicePath()))
-    GTEST_SKIP() << "no libdevice at " << libdevicePath();
-  ExpKernel K;
-  TempDir Dir;
-  CompileCache Cache(Dir.kernels());
+TEST_F(DeviceCodeCacheTest, DamagedEntriesAreCompiledAgain) {
   auto First = compile(K, "sm_90", Cache, nullptr);
   ASSERT_TRUE(bool(First)) << toString(First.takeError());
   for (const std::string &F : entries(Dir.kernels())) {
@@ -146,14 +147,11 @@ TEST(DeviceCodeCache, DamagedEntriesAreCompiledAgain) {
   EXPECT_TRUE(Third->PtxFromCache);
 }
 
-TEST(DeviceCodeCache, NoDirectoryNoCache) {
-  if (!sys::fs::exists(libdevicePath()))
-    GTEST_SKIP() << "no libdevice at " << libdevicePath();
-  ExpKernel K;
-  CompileCache Cache(deviceCodeDirectory(""));
-  EXPECT_FALSE(Cache.enabled());
+TEST_F(DeviceCodeCacheTest, NoDirectoryNoCache) {
+  CompileCache None(deviceCodeDirectory(""));
+  EXPECT_FALSE(None.enabled());
   for (int I = 0; I < 2; ++I) {
-    auto Code = compile(K, "sm_90", Cache, nullptr);
+    auto Code = compile(K, "sm_90", None, nullptr);
     ASSERT_TRUE(bool(Code)) << toString(Code.takeError());
     EXPECT_FALSE(Code->PtxFromCache);
   }
@@ -161,13 +159,10 @@ TEST(DeviceCodeCache, NoDirectoryNoCache) {
 
 // On a GPU: the driver's code is kept, found by the next compile, loads
 // without the PTX and computes exp.
-TEST(DeviceCodeCache, DeviceBinaryRunsOnTheGpu) {
+TEST_F(DeviceCodeCacheTest, DeviceBinaryRunsOnTheGpu) {
   Expected<Device &> D = openDevice(DeviceKind::Cuda);
   if (!D)
     GTEST_SKIP() << toString(D.takeError());
-  ExpKernel K;
-  TempDir Dir;
-  CompileCache Cache(Dir.kernels());
   auto First = compile(K, D->arch(), Cache, &*D);
   ASSERT_TRUE(bool(First)) << toString(First.takeError());
   EXPECT_FALSE(First->BinaryFromCache);
