@@ -498,3 +498,33 @@ def test_integer_power_by_a_constant_in_a_composite():
     with np.errstate(over="ignore"):
         want = (v ** 3 * v + v ** 0).astype("float64") + (v ** 2) * w
     np.testing.assert_array_equal(fs[0](v, w), want)
+
+
+def test_costly_nodes_several_outputs_read_are_computed_once():
+    """Outputs that PyTensor's fusion makes one Composite of, all reading
+    erfcx and log: graphjit computes each once (an Elemwise of its own)
+    instead of once per output, and the values are PyTensor's."""
+    import pytensor
+    from scipy import special
+    from conftest import assert_all_c
+    from graphjit.pytensor import profile as gjp_profile
+    x, y = pt.vector("x"), pt.vector("y")
+    e = pt.erfcx(x)
+    lg = pt.log(e + y)
+    f = pytensor.function(
+        [x, y], [e * y, lg - x, pt.switch(x > 0, lg, e), pt.exp(x) + y],
+        mode="GRAPHJIT")
+    assert_all_c(f)
+    # SciPy is the reference (PyTensor 3.0's Numba mode fails on this
+    # Composite).
+    v, w = np.linspace(-3, 5, 17), np.linspace(0.5, 2, 17)
+    ev = special.erfcx(v)
+    want = [ev * w, np.log(ev + w) - v, np.where(v > 0, np.log(ev + w), ev),
+            np.exp(v) + w]
+    for got, ref in zip(f(v, w), want, strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-13, atol=0)
+    text = gjp_profile._runner_of(f).function.text()
+    assert text.count("erfcx(") == 1, text
+    assert text.count("log(") == 1, text
+    # exp is read by one output: computed in that output's composite.
+    assert text.count("exp(") == 1, text

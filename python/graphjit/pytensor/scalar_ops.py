@@ -101,17 +101,22 @@ class Unsupported(Exception):
     """A node graphjit has no op for: it runs PyTensor's perform."""
 
 
-def composite_exprs(fgraph, constant_input):
+def composite_exprs(fgraph, constant_input, given=None, outputs=None):
     """A Composite's inner graph as graphjit expressions, one per output,
     each with the inputs it uses: [(expr, [input index, ...]), ...].
 
     `constant_input(value, dtype)` returns the index standing for an inner
     constant (the grammar has no numbers, so they become inputs). graphjit
     refuses a composite input that is never used, so each expression is
-    numbered over its own inputs. Raises Unsupported for an inner op
-    graphjit lacks.
+    numbered over its own inputs. `given` maps inner variables computed
+    apart to the input indices that hold them (after fgraph's inputs);
+    `outputs` spells these inner variables instead of fgraph's outputs.
+    Raises Unsupported for an inner op graphjit lacks.
     """
-    exprs = _templates(fgraph, constant_input)
+    exprs = _expressions(
+        fgraph, ["$%d$" % k for k in range(len(fgraph.inputs))],
+        constant_input, {v: "$%d$" % k for v, k in (given or {}).items()},
+        outputs)
     out = []
     for e in exprs:
         used = sorted({int(m) for m in _SLOT.findall(e)})
@@ -150,17 +155,13 @@ def _power_as_product(base, base_dtype, out_dtype, k, constant_input):
     return base if k == 1 else "(" + " * ".join([base] * k) + ")"
 
 
-def _templates(fgraph, constant_input):
-    """The expressions with inputs written $k$."""
-    return _expressions(fgraph, ["$%d$" % k for k in range(len(fgraph.inputs))],
-                        constant_input)
-
-
-def _expressions(fgraph, inputs, constant_input):
-    """fgraph's outputs as expressions of `inputs` (one text per input). A
-    Composite inside is spelled out in place: graphjit's composite has no
-    nesting, and its parser merges the repeated subexpressions again."""
+def _expressions(fgraph, inputs, constant_input, given=None, outputs=None):
+    """fgraph's outputs (or `outputs`) as expressions of `inputs` (one text
+    per input) and of the inner values `given` spells. A Composite inside
+    is spelled out in place: graphjit's composite has no nesting, and its
+    parser merges the repeated subexpressions again."""
     text = dict(zip(fgraph.inputs, inputs))
+    text.update(given or {})
 
     def operand(v):
         if v in text:
@@ -173,6 +174,8 @@ def _expressions(fgraph, inputs, constant_input):
         raise Unsupported("unordered inner graph")
 
     for node in fgraph.toposort():
+        if all(o in text for o in node.outputs):  # computed apart
+            continue
         args = [operand(i) for i in node.inputs]
         if type(node.op).__name__ == "Composite":
             for out, e in zip(node.outputs, _expressions(
@@ -211,4 +214,5 @@ def _expressions(fgraph, inputs, constant_input):
             if natural_dtype(name, in_dtypes) != out_dtype:
                 e = "Cast{%s}(%s)" % (out_dtype, e)
         text[node.outputs[0]] = e
-    return [operand(o) for o in fgraph.outputs]
+    return [operand(o) for o in (fgraph.outputs if outputs is None
+                                 else outputs)]

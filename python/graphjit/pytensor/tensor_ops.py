@@ -66,6 +66,67 @@ def _inner_fgraph(scalar, dtypes):
 
 
 def _composite(t, node, ins, fgraph):
+    given = _compute_apart(t, fgraph, ins, _shared_costly_nodes(fgraph))
+    return _composite_per_output(t, ins + [v for v, _ in given.values()],
+                                 fgraph, {k: j for k, (_, j) in given.items()})
+
+
+# Scalar ops a few cycles each: a composite may compute them once per
+# output that reads them. Any other op (erfcx, log, psi, ...) that several
+# outputs of one Composite read is computed once, apart.
+_CHEAP = frozenset([
+    "Add", "Sub", "Mul", "Neg", "TrueDiv", "IntDiv", "Mod", "Switch", "GT",
+    "GE", "LT", "LE", "EQ", "NEQ", "Cast", "Identity", "Second", "Sqr", "Abs",
+    "Sign", "Maximum", "Minimum", "ScalarMaximum", "ScalarMinimum", "AND",
+    "OR", "XOR", "Invert", "Composite"])
+
+
+def _shared_costly_nodes(fgraph):
+    """The costly nodes of a Composite of several outputs that more than
+    one output reads, in topological order."""
+    if len(fgraph.outputs) < 2:
+        return []
+    from pytensor.graph.traversal import ancestors
+    readers = {}
+    for o in fgraph.outputs:
+        for v in ancestors([o], blockers=fgraph.inputs):
+            if v.owner is not None:
+                readers[v.owner] = readers.get(v.owner, 0) + 1
+    return [n for n in fgraph.toposort()
+            if readers.get(n, 0) > 1 and len(n.outputs) == 1 and
+            type(n.op).__name__ not in _CHEAP and
+            not is_cast(n.op)]
+
+
+def _compute_apart(t, fgraph, ins, nodes):
+    """Each of `nodes` as an Elemwise of its own, computed once: {inner
+    variable: (its value, the input index the Composite's outputs read it
+    at)}. PyTensor's C code computes a Composite's outputs in one loop;
+    graphjit's composite has one output, and would compute the shared
+    nodes again for every output that reads them."""
+    # Spelled first, nothing emitted: a spelling too long for graphjit's
+    # composite keeps the per-output composites (and their fallback).
+    slots = {n.outputs[0]: len(ins) + j for j, n in enumerate(nodes)}
+    spelled = [composite_exprs(fgraph, lambda value, dtype: 0,
+                               dict(list(slots.items())[:j]), [v])
+               for j, v in enumerate(slots)]
+    spelled.append(composite_exprs(fgraph, lambda value, dtype: 0, slots))
+    if any(len(e) > _LONGEST_EXPR for es in spelled for e, _ in es):
+        return {}
+    given, args = {}, list(ins)
+    for n in nodes:
+        v = n.outputs[0]
+        [value] = _composite_per_output(
+            t, args, fgraph, {k: j for k, (_, j) in given.items()}, [v])
+        given[v] = (value, len(args))
+        args.append(value)
+    return given
+
+
+def _composite_per_output(t, ins, fgraph, given=None, outputs=None):
+    """fgraph's outputs (or `outputs`), each as a graphjit composite of the
+    values it reads: `ins` holds fgraph's inputs, then the inner values
+    computed apart, at the indices `given` says."""
     consts = []
 
     def constant_input(value, dtype):
@@ -74,7 +135,7 @@ def _composite(t, node, ins, fgraph):
 
     # Everything is checked before anything is emitted: graphjit
     # refuses a graph with Applies whose results nobody uses.
-    exprs = composite_exprs(fgraph, constant_input)
+    exprs = composite_exprs(fgraph, constant_input, given, outputs)
     if any(len(e) > _LONGEST_EXPR for e, _ in exprs):
         # Subexpressions read many times (PyTensor 2.38's fused index
         # arithmetic of a gradient scan) spell out longer than graphjit's
