@@ -205,6 +205,9 @@ private:
   std::unique_ptr<FunctionProfiler> Profiler;
   std::shared_ptr<ProfileStats> Stats;
   unsigned StatsHandle = 0;
+  /// The profiles of the scans' bodies, reported with this function's.
+  std::vector<unsigned> LoopBodyHandles;
+  void attachLoopBodies();
 };
 
 } // namespace graphjit

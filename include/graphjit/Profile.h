@@ -247,6 +247,10 @@ struct FunctionProfile {
   /// Applies') include that first call (profiling__ignore_first_call off),
   /// so that the diff can leave it out.
   bool FirstCallInTotals = false;
+  /// A loop body's profile (a scan's, docs/ops-scan.md): the Apply of the
+  /// function it runs in ("Apply 3 Scan{...} of 'f'"). Its time is already
+  /// that Apply's, so the sum of functions leaves it out. Empty otherwise.
+  std::string InnerOf;
 
   /// Time in thunks: the sum of the Applies' seconds.
   double thunkSeconds() const;
@@ -359,7 +363,8 @@ void printFunctionSummary(llvm::raw_ostream &OS, const FunctionProfile &F,
                           llvm::StringRef Machine = "");
 
 /// The "Sum of all(N) printed profiles at exit" function: totals of every
-/// function, Applies kept per function and named "FUNCTION: APPLY". Its
+/// function but loop bodies (InnerOf), Applies kept per function and named
+/// "FUNCTION: APPLY". Its
 /// memory is not recorded: the functions' variables and peaks do not add.
 /// Its optimizer profile is the sum of the functions' when every one
 /// recorded it (node counts added).

@@ -12,6 +12,7 @@
 #include "jit/JitEngine.h"
 #include "link/CallFrame.h"
 #include "link/JitCode.h"
+#include "link/ScanOp.h"
 #include "runtime/MemoryRuntime.h"
 #include "runtime/TraceRuntime.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -54,8 +55,11 @@ Function::Function(FunctionGraph &F, std::unique_ptr<FunctionGraph> R,
 
 Function::~Function() {
   // The final numbers, while the instrumented code's counters exist.
-  if (Stats)
+  if (Stats) {
     Stats->detach(StatsHandle);
+    for (unsigned H : LoopBodyHandles)
+      Stats->detach(H);
+  }
   delete SpareState.load();
 }
 
@@ -125,7 +129,35 @@ Error Function::startProfiling(const CompiledCode *Code) {
   }
   StatsHandle = Stats->attach(
       [P = Profiler.get()] { return P->snapshot(); }, std::move(Tree));
+  attachLoopBodies();
   return Error::success();
+}
+
+// A scan's body profiled with it reports with it, after it, marked as the
+// body of its Apply (Theano's scan profile). Bodies of bodies come along:
+// they report to their body's stats, each marked already.
+void Function::attachLoopBodies() {
+  for (const Apply *N : Graph.applies()) {
+    const auto *Scan = llvm::dyn_cast<ScanOp>(&N->op());
+    if (!Scan || !Scan->body().profile() ||
+        Scan->body().profile() == Stats.get())
+      continue;
+    std::shared_ptr<Function> Body = Scan->sharedBody();
+    std::string Label = "Apply " + std::to_string(N->id()) + " " +
+                        N->op().name() + " of '" + Graph.name() + "'";
+    if (N->loc().isValid())
+      Label += " (" + N->loc().fileLine() + ")";
+    size_t Count = Body->profile()->profile().Functions.size();
+    for (size_t I = 0; I < Count; ++I)
+      LoopBodyHandles.push_back(Stats->attach(
+          [Body, I, Label] {
+            FunctionProfile P = Body->profile()->profile().Functions.at(I);
+            if (P.InnerOf.empty())
+              P.InnerOf = Label;
+            return P;
+          },
+          ""));
+  }
 }
 
 bool Function::isCompiled(unsigned ApplyId) const {

@@ -45,6 +45,7 @@ public:
 
   const ScanSpec &spec() const { return Spec; }
   const Function &body() const { return *Body; }
+  std::shared_ptr<Function> sharedBody() const { return Body; }
 
   /// Checks Spec against Body's inputs and outputs.
   static llvm::Error checkBody(const ScanSpec &Spec, const Function &Body);

@@ -212,6 +212,8 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
       if (F.Compile.PartThreads)
         J.attribute("part_threads", int64_t(F.Compile.PartThreads));
     });
+    if (!F.InnerOf.empty())
+      J.attribute("inner_of", F.InnerOf);
     J.attribute("linker", F.Linker);
     J.attribute("clock", F.Clock);
     J.attribute("instrumentation_ns_per_apply",
@@ -822,7 +824,9 @@ Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
   if (Error E = readCompile(**O, Path, Out.Compile))
     return E;
   if (Error E = getFields(**O, Path, false, &ProfileReader::getString,
-                          {{"linker", &Out.Linker}, {"clock", &Out.Clock}}))
+                          {{"linker", &Out.Linker},
+                           {"clock", &Out.Clock},
+                           {"inner_of", &Out.InnerOf}}))
     return E;
   if (Error E = getSeconds(**O, "instrumentation_ns_per_apply", Path, false,
                            Out.InstrumentationNsPerApply))

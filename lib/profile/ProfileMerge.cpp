@@ -192,6 +192,8 @@ Error ProfileMerger::addFunction(FunctionProfile &Into,
   Into.Compile += F.Compile;
   if (Into.Linker.empty())
     Into.Linker = F.Linker;
+  if (Into.InnerOf.empty())
+    Into.InnerOf = F.InnerOf;
   joinDistinct(Into.Clock, F.Clock);
   // The GPU path: the device (or devices) and the largest device peaks.
   if (Into.Device.empty())

@@ -41,7 +41,7 @@ bool FunctionProfile::operator==(const FunctionProfile &O) const {
          HostOnly == O.HostOnly && GpuPeakBytes == O.GpuPeakBytes &&
          GpuPeakReservedBytes == O.GpuPeakReservedBytes &&
          FirstCallSeconds == O.FirstCallSeconds &&
-         FirstCallInTotals == O.FirstCallInTotals;
+         FirstCallInTotals == O.FirstCallInTotals && InnerOf == O.InnerOf;
 }
 
 TimeDistribution distributionOf(std::vector<TimeBucket> Buckets) {
@@ -156,22 +156,27 @@ static std::string distinctJoined(const Profile &P, Fn Get) {
 }
 
 FunctionProfile sumOfFunctions(const Profile &P) {
+  // Loop bodies' time is already their outer Apply's.
+  std::vector<const FunctionProfile *> Outer;
+  for (const FunctionProfile &F : P.Functions)
+    if (F.InnerOf.empty())
+      Outer.push_back(&F);
   FunctionProfile S;
-  S.Name = "Sum of all(" + std::to_string(P.Functions.size()) +
+  S.Name = "Sum of all(" + std::to_string(Outer.size()) +
            ") printed profiles at exit";
   S.Linker =
       distinctJoined(P, [](const FunctionProfile &F) { return F.Linker; });
   S.Clock = distinctJoined(P, [](const FunctionProfile &F) { return F.Clock; });
-  S.Compile.Cached = !P.Functions.empty();
+  S.Compile.Cached = !Outer.empty();
   // The optimizers' sum, when every function recorded its own.
   S.Optimizer.Recorded =
-      !P.Functions.empty() &&
-      llvm::all_of(P.Functions, [](const FunctionProfile &F) {
-        return F.Optimizer.Recorded;
+      !Outer.empty() && llvm::all_of(Outer, [](const FunctionProfile *F) {
+        return F->Optimizer.Recorded;
       });
   bool FirstOptimizer = true;
   double WeightedNs = 0, ApplyCalls = 0;
-  for (const FunctionProfile &F : P.Functions) {
+  for (const FunctionProfile *Fn : Outer) {
+    const FunctionProfile &F = *Fn;
     if (S.Optimizer.Recorded) {
       if (FirstOptimizer)
         S.Optimizer = F.Optimizer;

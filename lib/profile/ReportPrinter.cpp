@@ -13,6 +13,7 @@
 #include "profile/OptimizerReport.h"
 #include "profile/ProfileTables.h"
 #include "graphjit/Type.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -58,6 +59,9 @@ void ReportPrinter::printGlobal(StringRef Machine) {
   OS << "Function profiling\n";
   OS << "==================\n";
   OS << "  Message: " << F.Name << "\n";
+  if (!F.InnerOf.empty())
+    OS << "  Loop body of: " << F.InnerOf
+       << " (its time is that Apply's; sums leave it out)\n";
   if (!F.File.empty())
     OS << "  File: " << F.File << "\n";
   OS << "  Time in " << F.Calls
@@ -321,7 +325,9 @@ void printSummary(raw_ostream &OS, const Profile &P,
   }
   for (const FunctionProfile &F : P.Functions)
     printFunctionSummary(OS, F, Opts, P.Machine);
-  if (P.Functions.size() > 1)
+  if (llvm::count_if(P.Functions, [](const FunctionProfile &F) {
+        return F.InnerOf.empty();
+      }) > 1)
     printFunctionSummary(OS, sumOfFunctions(P), Opts, P.Machine);
 }
 

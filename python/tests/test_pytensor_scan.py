@@ -248,3 +248,28 @@ def test_scalar_loops_of_special_function_gradients():
         # differ by up to 6e-6 (relative) here; the rest agree to 1e-10.
         for g, w, rtol in zip(got, want, (1e-5, 1e-8, 1e-8, 1e-8)):
             np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12)
+
+
+def test_profiled_scan_reports_its_body():
+    """Profiled, the scan's body has its own per-Apply profile in graphjit's
+    report, after the function, marked as the body of the Scan's Apply and
+    left out of the sums; PyTensor's own report still maps the function's
+    rows to its nodes."""
+    import io
+    x, a = pt.dvector("x"), pt.dscalar("a")
+    h = scan(lambda xt, h, a: pt.exp(-a) * h + pt.log1p(pt.exp(xt)),
+             sequences=[x], outputs_info=[pt.zeros(())], non_sequences=[a])
+    f = pytensor.function([x, a], h[-1], mode="GRAPHJIT", profile=True)
+    for _ in range(3):
+        f(RNG.normal(size=13), 0.3)
+    out = io.StringIO()
+    gjp.summary(f, file=out)
+    text = out.getvalue()
+    assert "  Loop body of: Apply " in text, text
+    assert "<pytensor-scan>" in text  # the body's rows cite its nodes
+    assert "Time in 39 calls to Function.__call__" in text  # 13 steps x 3
+    assert "Sum of all(" not in text
+    gjp.sync_profile(f)
+    pt_out = io.StringIO()
+    f.profile.summary(file=pt_out)
+    assert "Scan" in pt_out.getvalue()

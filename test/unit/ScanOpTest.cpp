@@ -12,6 +12,7 @@
 #include "graphjit/Function.h"
 #include "graphjit/Initialize.h"
 #include "graphjit/Parser.h"
+#include "graphjit/ProfileStats.h"
 #include "graphjit/Scan.h"
 #include "gtest/gtest.h"
 #include <cmath>
@@ -50,9 +51,10 @@ struct Fixture : ::testing::TestWithParam<LinkerKind> {
     Outer = std::make_unique<GraphModule>("outer.graph");
   }
 
-  std::shared_ptr<Function> body(llvm::StringRef Name) {
+  std::shared_ptr<Function> body(llvm::StringRef Name, bool Profile = false) {
     CompileOptions O;
     O.Linker = GetParam();
+    O.Profile = Profile;
     auto F = Function::compile(*Bodies->lookupFunction(Name), O);
     EXPECT_TRUE(bool(F)) << llvm::toString(F.takeError());
     // The body's graph lives as long as the fixture's module.
@@ -61,12 +63,13 @@ struct Fixture : ::testing::TestWithParam<LinkerKind> {
 
   /// The scan over Body of outer inputs of types In, as a function.
   std::unique_ptr<Function> outer(ScanSpec Spec, llvm::StringRef Body,
-                                  std::vector<TensorType> In) {
+                                  std::vector<TensorType> In,
+                                  bool Profile = false) {
     FunctionBuilder B(*Outer, "outer");
     std::vector<Variable *> Vars;
     for (size_t I = 0; I < In.size(); ++I)
       Vars.push_back(B.input("in" + std::to_string(I), In[I]));
-    auto Op = makeScanOp(std::move(Spec), body(Body));
+    auto Op = makeScanOp(std::move(Spec), body(Body, Profile));
     EXPECT_TRUE(bool(Op)) << llvm::toString(Op.takeError());
     auto Outs = B.applyOp(*Op, Vars);
     EXPECT_TRUE(bool(Outs)) << llvm::toString(Outs.takeError());
@@ -76,6 +79,7 @@ struct Fixture : ::testing::TestWithParam<LinkerKind> {
     EXPECT_TRUE(bool(G)) << llvm::toString(G.takeError());
     CompileOptions O;
     O.Linker = GetParam();
+    O.Profile = Profile;
     auto F = Function::compile(**G, O);
     EXPECT_TRUE(bool(F)) << llvm::toString(F.takeError());
     return std::move(*F);
@@ -255,3 +259,53 @@ INSTANTIATE_TEST_SUITE_P(Linkers, ScanOpTest,
                          });
 
 } // namespace
+
+// Profiled, the body's per-Apply profile reports with the scan's function,
+// marked as the body of its Apply, its calls the steps; the sum of
+// functions leaves it out (its time is the scan Apply's), and the JSON
+// keeps the mark.
+TEST_P(ScanOpTest, TheBodysProfileReportsWithTheScan) {
+  ScanSpec S;
+  S.NumSequences = 1;
+  S.SitSotTaps = {{-1}};
+  S.NumNonSequences = 1;
+  auto F = outer(S, "decay",
+                 {i64(), f64({Dim::unknown()}), f64({Dim::unknown()}), f64()},
+                 /*Profile=*/true);
+  for (int Call = 0; Call < 2; ++Call) {
+    auto R = F->call({steps(4), vec({1, 2, 3, 4}), vec({0, 0, 0, 0, 0}),
+                      scalar(0.5)});
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  }
+  ASSERT_NE(F->profile(), nullptr);
+  Profile P = F->profile()->profile();
+  ASSERT_EQ(P.Functions.size(), 2u);
+  EXPECT_EQ(P.Functions[0].Name, "outer");
+  EXPECT_TRUE(P.Functions[0].InnerOf.empty());
+  const FunctionProfile &Body = P.Functions[1];
+  EXPECT_EQ(Body.Name, "decay");
+  EXPECT_EQ(Body.InnerOf.rfind("Apply ", 0), 0u) << Body.InnerOf;
+  EXPECT_NE(Body.InnerOf.find("of 'outer'"), std::string::npos);
+  EXPECT_EQ(Body.Calls, 8u); // 4 steps in each of 2 calls
+  ASSERT_FALSE(Body.Applies.empty());
+  for (const ApplyProfile &A : Body.Applies)
+    EXPECT_EQ(A.Calls, 8u) << A.Name;
+  EXPECT_EQ(sumOfFunctions(P).Name, "Sum of all(1) printed profiles at exit");
+
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  F->profile()->summary(OS);
+  EXPECT_NE(Text.find("  Loop body of: " + Body.InnerOf +
+                      " (its time is that Apply's; sums leave it out)"),
+            std::string::npos)
+      << Text;
+  EXPECT_EQ(Text.find("Sum of all("), std::string::npos) << Text;
+
+  std::string Json;
+  llvm::raw_string_ostream JS(Json);
+  writeProfileJSON(JS, P);
+  auto Back = readProfileJSON(Json, "scan.json");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Functions[1].InnerOf, Body.InnerOf);
+  EXPECT_TRUE(Back->Functions[0].InnerOf.empty());
+}

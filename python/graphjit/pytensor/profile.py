@@ -29,6 +29,8 @@ def _rows_of_nodes(data, nodes):
     """(row, node index, node) for each graphjit Apply row of profile data
     that stands for one of PyTensor's nodes."""
     for fn in data["functions"]:
+        if fn.get("inner_of"):  # a scan's body: its rows are not nodes
+            continue
         for a in fn["applies"]:
             k = _node_index(a)
             if k is not None and 0 <= k < len(nodes):
