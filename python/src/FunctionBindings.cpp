@@ -158,12 +158,7 @@ static FunctionHandle compileGraph(const GraphHandle &G,
   FunctionHandle H;
   H.Module = G.Module;
   H.Name = G.Graph->name();
-  std::optional<Expected<std::unique_ptr<Function>>> Fn;
-  {
-    nb::gil_scoped_release NoGil;
-    Fn.emplace(Function::compile(*G.Graph, O));
-  }
-  H.Fn = unwrap(std::move(*Fn));
+  H.Fn = compileWithoutGil(*G.Graph, O);
   // GRAPHJIT_FLAGS=profile=True: the process's ProfileStats, printed at
   // exit with every other function's. (A function profiled only for the
   // timeline, profiling__trace, reports into stats of its own.)
@@ -431,4 +426,15 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
       "device"_a = nb::none(),
       "opt_level"_a = 2, "llvm_pipeline"_a = false,
       "Compiles a graph (graphjit.function gives it Theano's keywords).");
+}
+
+std::unique_ptr<Function>
+graphjit::python::compileWithoutGil(FunctionGraph &F,
+                                    const CompileOptions &O) {
+  std::optional<Expected<std::unique_ptr<Function>>> Fn;
+  {
+    nb::gil_scoped_release NoGil;
+    Fn.emplace(Function::compile(F, O));
+  }
+  return unwrap(std::move(*Fn));
 }

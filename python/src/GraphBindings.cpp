@@ -334,14 +334,10 @@ static std::shared_ptr<Function> compileScanBody(const GraphHandle &Body,
   O.Rewrite = R;
   O.OptLevel = OptLevel;
   O.Profile = Profile;
-  std::optional<llvm::Expected<std::unique_ptr<Function>>> Fn;
-  {
-    nb::gil_scoped_release NoGil;
-    Fn.emplace(Function::compile(*Body.Graph, O));
-  }
   using Kept = std::pair<std::shared_ptr<GraphModule>,
                          std::unique_ptr<Function>>;
-  auto K = std::make_shared<Kept>(Body.Module, unwrap(std::move(*Fn)));
+  auto K = std::make_shared<Kept>(Body.Module,
+                                  compileWithoutGil(*Body.Graph, O));
   return std::shared_ptr<Function>(K, K->second.get());
 }
 

@@ -9,6 +9,7 @@
 #define GRAPHJIT_PYTHON_GRAPHHANDLES_H
 
 #include "graphjit/Builder.h"
+#include "graphjit/Function.h"
 #include "graphjit/Graph.h"
 #include <memory>
 #include <string>
@@ -37,6 +38,11 @@ struct BuilderHandle {
 
 /// F as .graph text, or as Theano's debugprint tree when Debug.
 std::string graphText(const FunctionGraph &F, bool Debug);
+
+/// Function::compile(F, O) with the GIL released (a compile takes long,
+/// and runs no Python); its error raised as a Python exception.
+std::unique_ptr<Function> compileWithoutGil(FunctionGraph &F,
+                                            const CompileOptions &O);
 
 } // namespace graphjit::python
 
