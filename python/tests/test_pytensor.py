@@ -528,3 +528,25 @@ def test_costly_nodes_several_outputs_read_are_computed_once():
     assert text.count("log(") == 1, text
     # exp is read by one output: computed in that output's composite.
     assert text.count("exp(") == 1, text
+
+
+def test_large_shared_subexpressions_are_computed_once():
+    """A polynomial of 16 operations that two outputs read is computed once
+    (an Elemwise of its own), not in each output's composite."""
+    from conftest import assert_all_c
+    from graphjit.pytensor import profile as gjp_profile
+    x, y = pt.vector("x"), pt.vector("y")
+    p = x
+    for k in range(8):
+        p = p * x + (k + 1.5)
+    f = pytensor.function([x, y], [p * y, p - y], mode="GRAPHJIT")
+    assert_all_c(f)
+    v, w = np.linspace(-1, 1, 9), np.linspace(2, 3, 9)
+    q = v.copy()
+    for k in range(8):
+        q = q * v + (k + 1.5)
+    for got, ref in zip(f(v, w), [q * w, q - w], strict=True):
+        np.testing.assert_allclose(got, ref, rtol=1e-14, atol=0)
+    text = gjp_profile._runner_of(f).function.text()
+    polynomials = [ln for ln in text.splitlines() if ln.count("*") >= 6]
+    assert len(polynomials) == 1, text

@@ -130,11 +130,14 @@ def _scalar_loop(t, node, ins, split):
         return a
 
     active = stepping(count, stopped)
-    new = (_composite_by_node if split else
-           lambda b, f, i: _composite(b, None, i, f))(body, loop.fgraph,
-                                                       carry + cs)
-    kept = [body.apply("switch", [active, v, old])[0]
-            for v, old in zip(new, carry + stopped)]
+    # Each element's values change only while it steps.
+    if split:
+        kept = [body.apply("switch", [active, v, old])[0] for v, old in zip(
+            _composite_by_node(body, loop.fgraph, carry + cs),
+            carry + stopped)]
+    else:
+        kept = _composite(body, None, carry + cs, loop.fgraph,
+                          kept_where=(active, carry + stopped))
     [count1] = body.apply("add", [count, body.constant(np.int64(1),
                                                        "int64")])
     still = stepping(count1, kept[n_carry:])

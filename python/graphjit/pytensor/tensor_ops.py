@@ -65,10 +65,14 @@ def _inner_fgraph(scalar, dtypes):
     return FunctionGraph(ins, scalar.make_node(*ins).outputs, clone=False)
 
 
-def _composite(t, node, ins, fgraph):
+def _composite(t, node, ins, fgraph, kept_where=None):
+    """fgraph's outputs as graphjit composites of `ins`. With
+    kept_where=(cond, olds): output k is switch(cond, its value, olds[k]),
+    in the same composite (a ScalarLoop's masked step)."""
     given = _compute_apart(t, fgraph, ins, _shared_costly_nodes(fgraph))
     return _composite_per_output(t, ins + [v for v, _ in given.values()],
-                                 fgraph, {k: j for k, (_, j) in given.items()})
+                                 fgraph, {k: j for k, (_, j) in given.items()},
+                                 kept_where=kept_where)
 
 
 # Scalar ops a few cycles each: a composite may compute them once per
@@ -81,9 +85,16 @@ _CHEAP = frozenset([
     "OR", "XOR", "Invert", "Composite"])
 
 
+# A shared subexpression of at least this many scalar ops (not counting
+# those computed apart already) is computed apart too: recomputing it
+# costs more than an Elemwise of its own.
+_LARGE_SUBEXPRESSION = 16
+
+
 def _shared_costly_nodes(fgraph):
-    """The costly nodes of a Composite of several outputs that more than
-    one output reads, in topological order."""
+    """The nodes of a Composite of several outputs that more than one
+    output reads and that are costly (a costly op, or a large
+    subexpression), in topological order."""
     if len(fgraph.outputs) < 2:
         return []
     from pytensor.graph.traversal import ancestors
@@ -92,10 +103,16 @@ def _shared_costly_nodes(fgraph):
         for v in ancestors([o], blockers=fgraph.inputs):
             if v.owner is not None:
                 readers[v.owner] = readers.get(v.owner, 0) + 1
-    return [n for n in fgraph.toposort()
-            if readers.get(n, 0) > 1 and len(n.outputs) == 1 and
-            type(n.op).__name__ not in _CHEAP and
-            not is_cast(n.op)]
+    apart, size = [], {}
+    for n in fgraph.toposort():
+        size[n] = 1 + sum(size.get(i.owner, 0) for i in n.inputs)
+        if readers.get(n, 0) < 2 or len(n.outputs) != 1:
+            continue
+        costly = type(n.op).__name__ not in _CHEAP and not is_cast(n.op)
+        if costly or size[n] >= _LARGE_SUBEXPRESSION:
+            apart.append(n)
+            size[n] = 0  # read as an input from here on
+    return apart
 
 
 def _compute_apart(t, fgraph, ins, nodes):
@@ -123,10 +140,12 @@ def _compute_apart(t, fgraph, ins, nodes):
     return given
 
 
-def _composite_per_output(t, ins, fgraph, given=None, outputs=None):
+def _composite_per_output(t, ins, fgraph, given=None, outputs=None,
+                          kept_where=None):
     """fgraph's outputs (or `outputs`), each as a graphjit composite of the
     values it reads: `ins` holds fgraph's inputs, then the inner values
-    computed apart, at the indices `given` says."""
+    computed apart, at the indices `given` says; kept_where as
+    _composite's."""
     consts = []
 
     def constant_input(value, dtype):
@@ -140,14 +159,25 @@ def _composite_per_output(t, ins, fgraph, given=None, outputs=None):
         # Subexpressions read many times (PyTensor 2.38's fused index
         # arithmetic of a gradient scan) spell out longer than graphjit's
         # composite takes: one Apply per scalar op instead.
-        return _composite_by_node(t, fgraph, ins)
+        outs = _composite_by_node(t, fgraph, ins)
+        if kept_where is not None:
+            cond, olds = kept_where
+            outs = [t.apply("switch", [cond, v, old])[0]
+                    for v, old in zip(outs, olds)]
+        return outs
     args = ins + [t.constant(v, d) for v, d in consts]
+    if kept_where is not None:
+        mask_at = len(args)
+        args = args + [kept_where[0]] + list(kept_where[1])
     outs = []
-    for e, used in exprs:
+    for k, (e, used) in enumerate(exprs):
+        if kept_where is not None:
+            e = "switch(i%d, %s, i%d)" % (len(used), e, len(used) + 1)
+            used = used + [mask_at, mask_at + 1 + k]
         if e == "i0":  # an output that is an input as it is
             outs.append(args[used[0]])
         else:
-            outs += t.apply("composite", [args[k] for k in used], expr=e)
+            outs += t.apply("composite", [args[j] for j in used], expr=e)
     return outs
 
 
