@@ -3,6 +3,7 @@ reach its ProfileStats, so that its memory profile prints, whatever number
 of graphjit Applies a node became (a multi-output Composite is one Apply
 per output; an increment on axis 1 is views around inc_rows)."""
 import io
+import json
 
 import numpy as np
 import pytest
@@ -100,3 +101,31 @@ def test_rows_point_at_the_users_line():
             for a in fn["applies"]]
     assert any("test_profile_bridge.py:%d" % line in loc for loc in locs), \
         locs
+
+
+def test_a_node_of_several_applies_is_one_row():
+    """A Composite of several outputs (one graphjit composite per output,
+    and a costly part computed apart) is one row of the report, with the
+    node's inputs and outputs, its time the sum of its Applies'."""
+    x, y = pt.vector("x"), pt.vector("y")
+    e = pt.erfcx(x)
+    lg = pt.log(e + y)
+    f = pytensor.function([x, y], [e * y, lg - x, pt.switch(x > 0, lg, e)],
+                          mode="GRAPHJIT", profile=True)
+    for _ in range(3):
+        f(np.linspace(-1, 1, 20), np.ones(20))
+    runner = f.vm.jit_fn if hasattr(f, "vm") else f.fn.jit_fn
+    raw = json.loads(runner.function.profile.to_json())["functions"][0]
+    rows = gjp.renamed_profile(runner).data["functions"][0]["applies"]
+    nodes = f.maker.fgraph.toposort()
+    multi = [k for k, n in enumerate(nodes) if len(n.outputs) > 1]
+    assert multi, "the test wants a multi-output Composite"
+    assert len(raw["applies"]) > len(rows)
+    for k, node in enumerate(nodes):
+        mine = [r for r in rows if r["loc"].startswith("node %d" % k)]
+        assert len(mine) == 1, (k, [r["name"] for r in mine])
+        if k in multi:
+            assert len(mine[0]["outputs"]) == len(node.outputs)
+            assert len(mine[0]["inputs"]) == len(node.inputs)
+    assert sum(r["seconds"] for r in rows) == \
+        pytest.approx(sum(a["seconds"] for a in raw["applies"]))

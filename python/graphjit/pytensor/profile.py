@@ -210,7 +210,10 @@ def _user_line(node):
 
 
 def renamed_profile(runner):
-    """graphjit's Profile of the function with PyTensor's node names."""
+    """graphjit's Profile of the function with PyTensor's node names, one
+    row per node: the Applies a node became (a Composite of several
+    outputs, a costly part of it computed apart, a broadcast made
+    explicit) add up in the first one's row."""
     data = _graphjit_profile(runner)
     if data is None:
         return None
@@ -219,7 +222,51 @@ def renamed_profile(runner):
         a["op"] = str(node.op)
         a["op_class"] = type(node.op).__name__
         a["loc"] = "node %d" % k + _user_line(node)
+        a["_node"] = (k, len(node.inputs), len(node.outputs))
+    for fn in data["functions"]:
+        if not fn.get("inner_of"):
+            fn["applies"] = _one_row_per_node(fn["applies"])
     return Profile(data)
+
+
+# What rows of one node add up; the rest is the first row's.
+_ADDED = ("seconds", "first_call_seconds", "flops_per_call",
+          "bytes_per_call")
+
+
+def _one_row_per_node(applies):
+    """Rows of the same node made one, in the first one's place: times,
+    flops and bytes added; the inputs of a row that reads as many as the
+    node does, and the last rows' outputs, as many as the node has (values
+    computed apart come first). Rows with memory or time distributions,
+    which do not add, stay apart."""
+    groups, merged = {}, []
+    for a in applies:
+        node = a.pop("_node", None)
+        mergeable = node is not None and not any(
+            f in a for f in ("distribution", "input_vars", "outputs_memory"))
+        if not mergeable or node[0] not in groups:
+            merged.append(a)
+            if mergeable:
+                groups[node[0]] = (node, [a])
+            continue
+        groups[node[0]][1].append(a)
+    for (_, n_in, n_out), rows in groups.values():
+        if len(rows) == 1:
+            continue
+        into = rows[0]
+        for a in rows[1:]:
+            for f in _ADDED:
+                if f in a or f in into:
+                    into[f] = into.get(f, 0) + a.get(f, 0)
+            into["calls"] = max(into.get("calls", 0), a.get("calls", 0))
+            if a.get("type") == "Py":
+                into["type"] = "Py"
+        reads_all = [a for a in rows if len(a.get("inputs", [])) == n_in]
+        into["inputs"] = (reads_all or rows)[0].get("inputs", [])
+        outputs = [o for a in rows for o in a.get("outputs", [])]
+        into["outputs"] = outputs[-n_out:] if n_out else []
+    return merged
 
 
 def _summary(runner, file=None, **options):
