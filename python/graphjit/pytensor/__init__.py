@@ -28,8 +28,8 @@ from .linker import GraphjitLinker, GraphjitValueError  # noqa: E402
 from .profile import (coverage, guard_exit_report,  # noqa: E402
                       renamed_profile, summary, sync_profile)
 
-__all__ = ["GraphjitLinker", "GraphjitValueError", "GRAPHJIT", "coverage", "summary",
-           "renamed_profile", "sync_profile"]
+__all__ = ["GraphjitLinker", "GraphjitValueError", "GRAPHJIT", "GRAPHJIT_CUDA",
+           "coverage", "summary", "renamed_profile", "sync_profile"]
 
 guard_exit_report()
 
@@ -40,10 +40,15 @@ if "graphjit" not in _mode.predefined_linkers:
 # incompatible_rewrites drop what it cannot take.
 GRAPHJIT = _mode.predefined_modes.get("GRAPHJIT") or _mode.Mode(
     GraphjitLinker(), RewriteDatabaseQuery(include=["fast_run"]))
-if "GRAPHJIT" not in _mode.predefined_modes:
-    _mode.register_mode("GRAPHJIT", GRAPHJIT)
-# config.mode = "GRAPHJIT", change_flags(mode="GRAPHJIT"): PyTensor's check
-# of config.mode knows only its own names.
-_accept_mode_name("GRAPHJIT")
+# The same on the GPU (docs/gpu.md): the nodes graphjit can place there run
+# as kernels, cuBLAS and transfers; the rest stays on the host.
+GRAPHJIT_CUDA = _mode.predefined_modes.get("GRAPHJIT_CUDA") or _mode.Mode(
+    GraphjitLinker(device="cuda"), RewriteDatabaseQuery(include=["fast_run"]))
+for _name, _m in (("GRAPHJIT", GRAPHJIT), ("GRAPHJIT_CUDA", GRAPHJIT_CUDA)):
+    if _name not in _mode.predefined_modes:
+        _mode.register_mode(_name, _m)
+    # config.mode = "GRAPHJIT", change_flags(mode="GRAPHJIT"): PyTensor's
+    # check of config.mode knows only its own names.
+    _accept_mode_name(_name)
 if _FLAGGED:
     _set_default_mode("GRAPHJIT")

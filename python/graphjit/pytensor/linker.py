@@ -25,9 +25,11 @@ class GraphjitLinker(JITLinker):
                              "scan_save_mem_prealloc",
                              "scan_reduce_trace_prealloc")
 
-    def __init__(self, *args, opt_level=2, **kwargs):
+    def __init__(self, *args, opt_level=2, device=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.opt_level = opt_level
+        # "cuda", "cuda-emulated" or "cpu"; None: GRAPHJIT_FLAGS' device.
+        self.device = device
         self.profile = None
 
     def clone(self, allow_gc=None):
@@ -39,6 +41,7 @@ class GraphjitLinker(JITLinker):
         linker = super().accept(fgraph, no_recycling, profile)
         linker.profile = profile
         linker.opt_level = self.opt_level
+        linker.device = self.device
         return linker
 
     def fgraph_convert(self, fgraph, **kwargs):
@@ -61,6 +64,8 @@ class GraphjitLinker(JITLinker):
             from pytensor import config
             if getattr(config, "profile_memory", False):
                 kw["profile_memory"] = True
+        if self.device is not None:
+            kw["device"] = self.device
         f = _graphjit.compile(translation.graph, linker="c|py",
                               optimizer="None", opt_level=self.opt_level,
                               **kw)
