@@ -106,7 +106,8 @@ def test_rows_point_at_the_users_line():
 def test_a_node_of_several_applies_is_one_row():
     """A Composite of several outputs (one graphjit composite per output,
     and a costly part computed apart) is one row of the report, with the
-    node's inputs and outputs, its time the sum of its Applies'."""
+    node's inputs and outputs, its time the sum of its Applies'; each
+    row's id is its node's index, as "node k" says."""
     x, y = pt.vector("x"), pt.vector("y")
     e = pt.erfcx(x)
     lg = pt.log(e + y)
@@ -124,6 +125,7 @@ def test_a_node_of_several_applies_is_one_row():
     for k, node in enumerate(nodes):
         mine = [r for r in rows if r["loc"].startswith("node %d" % k)]
         assert len(mine) == 1, (k, [r["name"] for r in mine])
+        assert mine[0]["id"] == k  # one numbering: PyTensor's
         if k in multi:
             assert len(mine[0]["outputs"]) == len(node.outputs)
             assert len(mine[0]["inputs"]) == len(node.inputs)

@@ -240,9 +240,10 @@ def _one_row_per_node(applies):
     node does, and the last rows' outputs, as many as the node has (values
     computed apart come first). Rows with memory or time distributions,
     which do not add, stay apart."""
-    groups, merged = {}, []
+    groups, merged, node_of = {}, [], {}
     for a in applies:
         node = a.pop("_node", None)
+        node_of[id(a)] = None if node is None else node[0]
         mergeable = node is not None and not any(
             f in a for f in ("distribution", "input_vars", "outputs_memory"))
         if not mergeable or node[0] not in groups:
@@ -266,6 +267,12 @@ def _one_row_per_node(applies):
         into["inputs"] = (reads_all or rows)[0].get("inputs", [])
         outputs = [o for a in rows for o in a.get("outputs", [])]
         into["outputs"] = outputs[-n_out:] if n_out else []
+    # One numbering: where every row is a node of its own, a row's id is
+    # the node's index in PyTensor's toposort ("node k" in the row).
+    nodes = [node_of[id(a)] for a in merged]
+    if None not in nodes and len(set(nodes)) == len(nodes):
+        for a, k in zip(merged, nodes):
+            a["id"] = k
     return merged
 
 
