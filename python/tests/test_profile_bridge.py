@@ -131,3 +131,21 @@ def test_a_node_of_several_applies_is_one_row():
             assert len(mine[0]["inputs"]) == len(node.inputs)
     assert sum(r["seconds"] for r in rows) == \
         pytest.approx(sum(a["seconds"] for a in raw["applies"]))
+
+
+def test_a_gemm_row_shows_its_five_inputs():
+    """graphjit's Gemm takes alpha and beta as attributes; the report's row
+    lists the node's five inputs as PyTensor does, the constants in their
+    places."""
+    x, y, z = pt.dmatrix("x"), pt.dmatrix("y"), pt.dmatrix("z")
+    f = pytensor.function([x, y, z], z * 0.7 + 0.5 * (x @ y),
+                          mode="GRAPHJIT", profile=True)
+    [node] = [n for n in f.maker.fgraph.toposort()
+              if type(n.op).__name__ == "Gemm"]
+    f(np.ones((4, 3)), np.ones((3, 2)), np.ones((4, 2)))
+    runner = f.vm.jit_fn if hasattr(f, "vm") else f.fn.jit_fn
+    [row] = [r for r in gjp.renamed_profile(runner).data["functions"][0]
+             ["applies"] if r["op_class"] == "Gemm"]
+    shapes = [tuple(i["shape"]) for i in row["inputs"]]
+    assert len(shapes) == len(node.inputs) == 5
+    assert shapes == [(4, 2), (), (4, 3), (3, 2), ()]

@@ -9,6 +9,8 @@ import re
 import sys
 import weakref
 
+import numpy as np
+
 from ..profile import Profile
 
 _LOC = re.compile(r":(\d+)$")
@@ -223,6 +225,7 @@ def renamed_profile(runner):
         a["op_class"] = type(node.op).__name__
         a["loc"] = "node %d" % k + _user_line(node)
         a["_node"] = (k, len(node.inputs), len(node.outputs))
+        a["_constants"] = _constant_inputs(node)
     for fn in data["functions"]:
         if not fn.get("inner_of"):
             fn["applies"] = _one_row_per_node(fn["applies"])
@@ -234,6 +237,35 @@ _ADDED = ("seconds", "first_call_seconds", "flops_per_call",
           "bytes_per_call")
 
 
+def _constant_inputs(node):
+    """By input of node: a tensor description for a constant (what
+    graphjit may take as an attribute: a Gemm's alpha and beta), else
+    None."""
+    out = []
+    for v in node.inputs:
+        data = getattr(v, "data", None)
+        if v.owner is None and data is not None and hasattr(data, "shape"):
+            arr = np.asarray(data)
+            c_order = np.zeros(arr.shape, arr.dtype).strides
+            out.append({"dtype": str(arr.dtype), "shape": list(arr.shape),
+                        "strides": list(c_order)})
+        else:
+            out.append(None)
+    return out
+
+
+def _with_constant_inputs(row, constants):
+    """The row's inputs as the node lists them: where graphjit took the
+    node's constants as attributes (its row reads only the others), the
+    constants are put back in their places."""
+    ins = row.get("inputs", [])
+    others = [c for c in constants if c is None]
+    if len(ins) != len(others) or len(ins) == len(constants):
+        return
+    given = iter(ins)
+    row["inputs"] = [next(given) if c is None else c for c in constants]
+
+
 def _one_row_per_node(applies):
     """Rows of the same node made one, in the first one's place: times,
     flops and bytes added; the inputs of a row that reads as many as the
@@ -242,6 +274,7 @@ def _one_row_per_node(applies):
     which do not add, stay apart."""
     groups, merged, node_of = {}, [], {}
     for a in applies:
+        constants = a.pop("_constants", None)
         node = a.pop("_node", None)
         node_of[id(a)] = None if node is None else node[0]
         mergeable = node is not None and not any(
@@ -249,11 +282,14 @@ def _one_row_per_node(applies):
         if not mergeable or node[0] not in groups:
             merged.append(a)
             if mergeable:
-                groups[node[0]] = (node, [a])
+                groups[node[0]] = (node, constants, [a])
+            elif constants is not None:
+                _with_constant_inputs(a, constants)
             continue
-        groups[node[0]][1].append(a)
-    for (_, n_in, n_out), rows in groups.values():
+        groups[node[0]][2].append(a)
+    for (_, n_in, n_out), constants, rows in groups.values():
         if len(rows) == 1:
+            _with_constant_inputs(rows[0], constants)
             continue
         into = rows[0]
         for a in rows[1:]:
@@ -265,6 +301,7 @@ def _one_row_per_node(applies):
                 into["type"] = "Py"
         reads_all = [a for a in rows if len(a.get("inputs", [])) == n_in]
         into["inputs"] = (reads_all or rows)[0].get("inputs", [])
+        _with_constant_inputs(into, constants)
         outputs = [o for a in rows for o in a.get("outputs", [])]
         into["outputs"] = outputs[-n_out:] if n_out else []
     # One numbering: where every row is a node of its own, a row's id is
