@@ -183,3 +183,29 @@ def test_reshape_split_repeat_at_run_time():
     for f in fs:
         with pytest.raises(ValueError):
             f(xv, 5, np.array([1, 1]))  # 12 elements into (5, -1)
+
+
+def test_newaxis_in_advanced_indices():
+    """np.newaxis among advanced indices (PyTensor 2.38 keeps it in the
+    index; 3.0 makes an ExpandDims first): NumPy's shapes and values,
+    advanced indices that a newaxis separates going first."""
+    x, i = pt.dtensor3("x"), pt.lvector("i")
+    m = pt.bmatrix("m")
+    xv = np.arange(60.0).reshape(3, 4, 5)
+    iv = np.array([0, 2, 1])
+    mv = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 1, 0, 0]], "int8")
+    cases = [
+        (x[None, i], lambda: xv[None, iv]),
+        (x[1, i, None], lambda: xv[1, iv, None]),
+        (x[:, None, i], lambda: xv[:, None, iv]),
+        (x[i, None, i], lambda: xv[iv, None, iv]),
+        (x[None, :, i, None], lambda: xv[None, :, iv, None]),
+        (x[m.astype(bool), None], lambda: xv[mv.astype(bool), None]),
+    ]
+    for expr, want in cases:
+        f = pytensor.function([x, i, m], expr, mode="GRAPHJIT",
+                              on_unused_input="ignore")
+        assert_all_c(f)
+        got = f(xv, iv, mv)
+        assert got.shape == want().shape
+        np.testing.assert_array_equal(got, want())

@@ -120,12 +120,14 @@ def advanced_entries(node, first):
                 else:
                     raise Unsupported("a slice made by %s" % v.owner.op)
             elif kind == "NoneTypeT" or getattr(v, "data", 0) is None:
-                raise Unsupported("np.newaxis in an advanced index")
+                raw.append(None)  # np.newaxis (PyTensor 3 makes ExpandDims)
             else:
                 raw.append(v)
     out = []
     for e in raw:
-        if isinstance(e, slice):
+        if e is None:
+            out.append(None)
+        elif isinstance(e, slice):
             out.append(slice(_slice_part(e.start), _slice_part(e.stop),
                              _slice_part(e.step)))
         else:
@@ -138,13 +140,37 @@ def _is_full(e):
         and e.step in (None, 1)
 
 
+def _with_new_axes(t, x, entries, rank):
+    """x with a length-1 axis where the index has np.newaxis, and the index
+    with a full slice there: NumPy's x[i, None, j] is x[:, None][i, :, j]
+    (newaxis separates advanced indices as a slice does)."""
+    if None not in entries:
+        return x, entries
+    if x is None:
+        raise Unsupported("np.newaxis in an advanced increment")
+    shuffle, axis = [], 0
+    for e in entries:
+        if e is None:
+            shuffle.append("x")
+            continue
+        is_mask = getattr(getattr(e, "type", None), "dtype", "") == "bool"
+        used = e.type.ndim if is_mask else 1  # a mask takes its rank's axes
+        shuffle += list(range(axis, axis + used))
+        axis += used
+    shuffle += list(range(axis, rank))
+    [x] = t.apply("dimshuffle", [x], pattern=shuffle)
+    return x, [slice(None, None, None) if e is None else e for e in entries]
+
+
 def _pattern(t, node, first, x):
     """The advanced index of the node's inputs from `first` on, over x:
     (x with partial slices taken as subtensor views, the pattern, the
     index arrays)."""
     pattern, arrays = [], []
     axis = 0
-    for e in advanced_entries(node, first):
+    x, entries = _with_new_axes(t, x, advanced_entries(node, first),
+                                node.inputs[0].type.ndim)
+    for e in entries:
         if getattr(getattr(e, "type", None), "dtype", "") == "bool":
             # x[mask] is x[mask.nonzero()]: one array per dim of the mask,
             # after checking the mask's shape against x's there.
