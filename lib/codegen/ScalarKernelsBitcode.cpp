@@ -163,6 +163,7 @@ GJ_BINARY(GammaIncC, gammaincc)
 GJ_BINARY(Polygamma, polygamma)
 GJ_BINARY(ArcTan2, arctan2)
 GJ_EACH_DTYPE(GJ_TERNARY_T, BetaInc, betainc)
+GJ_BINARY(OwensT, owens_t)
 GJ_EACH_DTYPE(GJ_SWITCH_T, Switch, switch)
 
 // Conversions: gj_convert_<to>_<from>.

@@ -31,7 +31,7 @@ enum class ScalarOpKind : uint8_t {
   Psi, TriGamma, Gamma, Erfinv, Erfcinv, Erfcx, Log1mexp, XLogX, I0, I1, I0e,
   I1e, Tan, ArcSin, ArcCos, ArcTan, Sinh, Cosh, ArcSinh, ArcCosh, ArcTanh,
   Exp2, Trunc, RoundHalfEven, XLogY0, GammaInc, GammaIncC, Polygamma, ArcTan2,
-  BetaInc,
+  BetaInc, OwensT,
   // Others.
   Switch, Clip, Cast, Second,
 };
@@ -149,6 +149,7 @@ inline constexpr ScalarOpInfo ScalarOpTable[] = {
     {ScalarOpKind::Polygamma, "polygamma", 2, 2, DTypeRule::FloatFn, false, 1, "polygamma(n, x), the n-th derivative of psi (scipy.special.polygamma)"},
     {ScalarOpKind::ArcTan2, "arctan2", 2, 2, DTypeRule::FloatFn, false, 1, "arctan(y / x) in the quadrant of (x, y) (np.arctan2)"},
     {ScalarOpKind::BetaInc, "betainc", 3, 3, DTypeRule::FloatFn, false, 1, "regularized incomplete beta I_x(a, b): betainc(a, b, x) (scipy.special.betainc)"},
+    {ScalarOpKind::OwensT, "owens_t", 2, 2, DTypeRule::FloatFn, false, 1, "Owen's T function T(h, a) (scipy.special.owens_t; the skew normal CDF is Phi(h) - 2 T(h, a))"},
     {ScalarOpKind::Switch, "switch", 3, 3, DTypeRule::Switch, false, 1, "switch(c, a, b): a where c != 0, else b"},
     {ScalarOpKind::Clip, "clip", 3, 3, DTypeRule::Arith, false, 1, "clip(x, lo, hi) = minimum(maximum(x, lo), hi)"},
     {ScalarOpKind::Cast, "cast", 1, 1, DTypeRule::Cast, false, 0, "cast(x, dtype=f32): convert to another dtype"},
@@ -187,6 +188,7 @@ constexpr bool isHostOnlyScalarOp(ScalarOpKind K) {
   case ScalarOpKind::I0e: case ScalarOpKind::I1e: case ScalarOpKind::XLogY0:
   case ScalarOpKind::GammaInc: case ScalarOpKind::GammaIncC:
   case ScalarOpKind::Polygamma: case ScalarOpKind::BetaInc:
+  case ScalarOpKind::OwensT:
     return true;
   default:
     return false;

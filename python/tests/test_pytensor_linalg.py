@@ -214,3 +214,20 @@ def test_block_diagonal_and_kronecker():
     fs = compile_both([a, b], outs)
     assert_all_c(fs[0])
     assert_same(fs, RNG.normal(size=(2, 3)), np.arange(4).reshape(2, 2))
+
+
+def test_owens_t_and_the_skew_normal_cdf():
+    """Owen's T as compiled code, against SciPy, alone and inside a fused
+    expression: the skew normal's CDF, Phi(h) - 2 T(h, a)."""
+    h, a = pt.dvector("h"), pt.dvector("a")
+    cdf = 0.5 * pt.erfc(-h / np.sqrt(2)) - 2 * pt.owens_t(h, a)
+    f = pytensor.function([h, a], [pt.owens_t(h, a), pt.log(cdf)],
+                          mode="GRAPHJIT")
+    assert_all_c(f)
+    hh = np.linspace(-4, 4, 33)
+    aa = np.linspace(-3, 5, 33)
+    got_t, got_log = f(hh, aa)
+    np.testing.assert_allclose(got_t, sp.owens_t(hh, aa), rtol=1e-12,
+                               atol=1e-300)
+    want_cdf = 0.5 * sp.erfc(-hh / np.sqrt(2)) - 2 * sp.owens_t(hh, aa)
+    np.testing.assert_allclose(got_log, np.log(want_cdf), rtol=1e-10)
