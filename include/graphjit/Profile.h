@@ -257,8 +257,15 @@ struct FunctionProfile {
   bool operator==(const FunctionProfile &O) const;
 };
 
+/// How a profile's Machine line marks an OpenBLAS kernel set without AVX
+/// on a CPU with AVX2 (lib/ops/BlasInfo.h); the report's tips look for it.
+inline constexpr const char *FallbackKernelMark =
+    " (no AVX on a CPU with AVX2)";
+
 struct Profile {
-  std::string Machine; ///< What ran it (CPU, cores, ...), or empty.
+  /// What ran it: the CPU, its threads, the BLAS and its kernel (marked
+  /// FallbackKernelMark where it is a fallback); or empty.
+  std::string Machine;
   std::vector<FunctionProfile> Functions;
   bool operator==(const Profile &O) const {
     return Machine == O.Machine && Functions == O.Functions;

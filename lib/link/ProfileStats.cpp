@@ -3,8 +3,11 @@
 #include "graphjit/ProfileStats.h"
 #include "graphjit/Flags.h"
 #include "ops/BlasInfo.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/FileSystem.h"
 #include <atomic>
+#include <thread>
 #include <cstdlib>
 
 using namespace graphjit;
@@ -23,6 +26,26 @@ void ProfileStats::detach(unsigned Handle) {
       S.Final = S.Take();
       S.Take = nullptr;
     }
+}
+
+/// The report's Machine line: the CPU, its threads, and the BLAS with its
+/// kernel and threads (as when first asked).
+static const std::string &machineDescription() {
+  static const std::string Description = [] {
+    const BlasInfo &B = blasInfo();
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    OS << llvm::sys::getHostCPUName() << " CPU, "
+       << std::thread::hardware_concurrency() << " threads; BLAS: "
+       << B.Library;
+    if (!B.Kernel.empty())
+      OS << ", kernel " << B.Kernel
+         << (B.FallbackKernel ? FallbackKernelMark : "");
+    if (B.Threads)
+      OS << ", " << B.Threads << (B.Threads == 1 ? " thread" : " threads");
+    return S;
+  }();
+  return Description;
 }
 
 Profile ProfileStats::profile() const {

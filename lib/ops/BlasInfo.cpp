@@ -1,11 +1,10 @@
 //===- BlasInfo.cpp - Which BLAS the products run on ----------------------===//
 
 #include "BlasInfo.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
-#include <thread>
 
 // OpenBLAS's own description, declared weak: null with another BLAS.
 extern "C" {
@@ -48,22 +47,4 @@ const BlasInfo &graphjit::blasInfo() {
     return I;
   }();
   return Info;
-}
-
-const std::string &graphjit::machineDescription() {
-  static const std::string Description = [] {
-    const BlasInfo &B = blasInfo();
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    OS << llvm::sys::getHostCPUName() << " CPU, "
-       << std::thread::hardware_concurrency() << " threads; BLAS: "
-       << B.Library;
-    if (!B.Kernel.empty())
-      OS << ", kernel " << B.Kernel
-         << (B.FallbackKernel ? FallbackKernelMark : "");
-    if (B.Threads)
-      OS << ", " << B.Threads << (B.Threads == 1 ? " thread" : " threads");
-    return S;
-  }();
-  return Description;
 }

@@ -5,7 +5,8 @@
 // falls back to kernels without AVX: Debian 12's 0.3.21 runs Sapphire
 // Rapids Xeons on its Prescott kernels, several times slower. The profile
 // says which library and kernel ran (the report's Machine line, the JSON's
-// `machine`), and its tips say when the kernel is such a fallback.
+// `machine`, made by ProfileStats), and its tips say when the kernel is
+// such a fallback.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_BLASINFO_H
@@ -34,16 +35,6 @@ const BlasInfo &blasInfo();
 /// Whether OpenBLAS kernel set Kernel ("Prescott", case aside) uses no
 /// AVX: what OpenBLAS falls back to for a CPU it does not know.
 bool blasKernelLacksAvx(llvm::StringRef Kernel);
-
-/// What runs a profile (the report's Machine line): the CPU, its threads,
-/// and the BLAS with its kernel, marked FallbackKernelMark where it is a
-/// fallback.
-const std::string &machineDescription();
-
-/// How machineDescription() marks a fallback kernel; the report's tips
-/// look for it.
-inline constexpr const char *FallbackKernelMark =
-    " (no AVX on a CPU with AVX2)";
 
 } // namespace graphjit
 

@@ -270,7 +270,7 @@ void ReportPrinter::printTips(StringRef Machine) {
   std::vector<std::string> Tips = computeTips(F, Opts);
   // The Machine line marks an OpenBLAS on kernels older than the CPU
   // (lib/ops/BlasInfo.h).
-  if (Machine.contains(" (no AVX on a CPU with AVX2)"))
+  if (Machine.contains(FallbackKernelMark))
     Tips.insert(Tips.begin(),
                 "OpenBLAS runs kernels without AVX on this CPU, which has "
                 "AVX2 (Machine above): it does not know the CPU, and products "
@@ -299,7 +299,8 @@ void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
                           const SummaryOptions &Opts, StringRef Machine) {
   ReportPrinter P(OS, F, Opts);
   P.printGlobal(Machine);
-  if (sampledNothing(F)) {
+  const bool NoSamples = sampledNothing(F);
+  if (NoSamples) {
     // Tables and tips of zeros would only mislead.
     OS << "No samples: the sampler (see Clock above) caught no Apply in "
        << F.Calls << " calls taking " << format("%e", F.CallSeconds)
@@ -313,7 +314,7 @@ void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
   }
   printMemoryProfile(OS, F, Opts);
   printOptimizerProfile(OS, F, Opts);
-  if (Opts.Tips && !sampledNothing(F))
+  if (Opts.Tips && !NoSamples)
     P.printTips(Machine);
 }
 

@@ -104,6 +104,17 @@ std::vector<double> values(const NDArray &A) {
 }
 
 struct ScanOpTest : Fixture {
+  /// decay's scan: h[t] = h[t-1] * a + x[t] over a sequence x.
+  std::unique_ptr<Function> decay(bool Profile = false) {
+    ScanSpec S;
+    S.NumSequences = 1;
+    S.SitSotTaps = {{-1}};
+    S.NumNonSequences = 1;
+    return outer(S, "decay",
+                 {i64(), f64({Dim::unknown()}), f64({Dim::unknown()}), f64()},
+                 Profile);
+  }
+
   /// fib's scan: taps [-2, -1] of a buffer, the squares as a nit_sot.
   std::unique_ptr<Function> fibonacci() {
     ScanSpec S;
@@ -115,12 +126,7 @@ struct ScanOpTest : Fixture {
 
 TEST_P(ScanOpTest, RecurrenceOverASequence) {
   // h[t] = h[t-1] * a + x[t], all the states kept after the initial one.
-  ScanSpec S;
-  S.NumSequences = 1;
-  S.SitSotTaps = {{-1}};
-  S.NumNonSequences = 1;
-  auto F = outer(S, "decay", {i64(), f64({Dim::unknown()}),
-                              f64({Dim::unknown()}), f64()});
+  auto F = decay();
   auto R = F->call({steps(4), vec({1, 2, 3, 4}), vec({0, 0, 0, 0, 0}),
                     scalar(0.5)});
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
@@ -203,12 +209,7 @@ TEST_P(ScanOpTest, NoSteps) {
 }
 
 TEST_P(ScanOpTest, ErrorsAsPyTensorWordsThem) {
-  ScanSpec S;
-  S.NumSequences = 1;
-  S.SitSotTaps = {{-1}};
-  S.NumNonSequences = 1;
-  auto F = outer(S, "decay", {i64(), f64({Dim::unknown()}),
-                              f64({Dim::unknown()}), f64()});
+  auto F = decay();
   auto Short = F->call({steps(4), vec({1, 2}), vec({0, 0, 0, 0, 0}),
                         scalar(0.5)});
   ASSERT_FALSE(bool(Short));
@@ -265,13 +266,7 @@ INSTANTIATE_TEST_SUITE_P(Linkers, ScanOpTest,
 // functions leaves it out (its time is the scan Apply's), and the JSON
 // keeps the mark.
 TEST_P(ScanOpTest, TheBodysProfileReportsWithTheScan) {
-  ScanSpec S;
-  S.NumSequences = 1;
-  S.SitSotTaps = {{-1}};
-  S.NumNonSequences = 1;
-  auto F = outer(S, "decay",
-                 {i64(), f64({Dim::unknown()}), f64({Dim::unknown()}), f64()},
-                 /*Profile=*/true);
+  auto F = decay(/*Profile=*/true);
   for (int Call = 0; Call < 2; ++Call) {
     auto R = F->call({steps(4), vec({1, 2, 3, 4}), vec({0, 0, 0, 0, 0}),
                       scalar(0.5)});

@@ -198,9 +198,9 @@ def _expressions(fgraph, inputs, constant_input, given=None, outputs=None):
         elif is_cast(node.op):
             e = args[0] if in_dtypes[0] == out_dtype else \
                 "Cast{%s}(%s)" % (out_dtype, args[0])
-        elif _small_integer_power(node) is not None:
-            e = _power_as_product(args[0], in_dtypes[0], out_dtype,
-                                  _small_integer_power(node), constant_input)
+        elif (k := _small_integer_power(node)) is not None:
+            e = _power_as_product(args[0], in_dtypes[0], out_dtype, k,
+                                  constant_input)
         else:
             name = op_name(node.op, in_dtypes)
             if name is None:
