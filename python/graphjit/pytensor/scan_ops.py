@@ -105,7 +105,7 @@ def scalar_loop(t, node, ins):
 
 def _scalar_loop(t, node, ins, split):
     import numpy as np
-    from .tensor_ops import _composite, _composite_by_node
+    from .tensor_ops import _composite, _composite_by_node, kept
     loop = node.op.scalar_op
     n_carry = len(loop.outputs) - int(loop.is_while)
     ndim = node.outputs[0].type.ndim
@@ -131,20 +131,20 @@ def _scalar_loop(t, node, ins, split):
 
     active = stepping(count, stopped)
     # Each element's values change only while it steps.
+    mask = (active, carry + stopped)
     if split:
-        kept = [body.apply("switch", [active, v, old])[0] for v, old in zip(
-            _composite_by_node(body, loop.fgraph, carry + cs),
-            carry + stopped)]
+        new = kept(body, mask, _composite_by_node(body, loop.fgraph,
+                                                  carry + cs))
     else:
-        kept = _composite(body, None, carry + cs, loop.fgraph,
-                          kept_where=(active, carry + stopped))
+        new = _composite(body, None, carry + cs, loop.fgraph,
+                         kept_where=mask)
     [count1] = body.apply("add", [count, body.constant(np.int64(1),
                                                        "int64")])
-    still = stepping(count1, kept[n_carry:])
+    still = stepping(count1, new[n_carry:])
     if ndim:
         [still] = body.apply("any", [still], axis=list(range(ndim)))
     [done] = body.apply("not", [still])
-    for v in kept + [count1, done]:
+    for v in new + [count1, done]:
         b.output(v)
     _, graph = b.finish()
 

@@ -160,11 +160,7 @@ def _composite_per_output(t, ins, fgraph, given=None, outputs=None,
         # arithmetic of a gradient scan) spell out longer than graphjit's
         # composite takes: one Apply per scalar op instead.
         outs = _composite_by_node(t, fgraph, ins)
-        if kept_where is not None:
-            cond, olds = kept_where
-            outs = [t.apply("switch", [cond, v, old])[0]
-                    for v, old in zip(outs, olds)]
-        return outs
+        return outs if kept_where is None else kept(t, kept_where, outs)
     args = ins + [t.constant(v, d) for v, d in consts]
     if kept_where is not None:
         mask_at = len(args)
@@ -179,6 +175,13 @@ def _composite_per_output(t, ins, fgraph, given=None, outputs=None,
         else:
             outs += t.apply("composite", [args[j] for j in used], expr=e)
     return outs
+
+
+def kept(t, kept_where, values):
+    """switch(cond, value, old) for each value: kept_where=(cond, olds)."""
+    cond, olds = kept_where
+    return [t.apply("switch", [cond, v, old])[0]
+            for v, old in zip(values, olds)]
 
 
 # graphjit's composite refuses a spelling of more than 65536 characters.
