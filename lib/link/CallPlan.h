@@ -16,6 +16,7 @@
 #include "NodeRunner.h"
 #include "graphjit/Function.h"
 #include "link/CallFrame.h"
+#include "link/SpareLease.h"
 #include "link/UpdateCommit.h"
 #include <atomic>
 #include <memory>
@@ -106,30 +107,13 @@ private:
 
 /// Takes a Function's spare CallState for one call (or makes one) and puts
 /// it back afterwards, cleared, unless another call has put one back first.
-class CallStateLease {
+class CallStateLease : public SpareLease<CallState> {
 public:
   CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
                  llvm::ArrayRef<Apply *> Nodes, bool Jit,
                  const StoragePlan *Storage)
-      : Spare(Spare), S(Spare.exchange(nullptr, std::memory_order_acquire)) {
-    if (!S)
-      S = new CallState(Plan, Nodes, Jit, Storage);
-  }
-  ~CallStateLease() {
-    S->clear();
-    CallState *Empty = nullptr;
-    if (!Spare.compare_exchange_strong(Empty, S, std::memory_order_release,
-                                       std::memory_order_relaxed))
-      delete S;
-  }
-  CallStateLease(const CallStateLease &) = delete;
-  CallStateLease &operator=(const CallStateLease &) = delete;
-  CallState &operator*() { return *S; }
-  CallState *operator->() { return S; }
-
-private:
-  std::atomic<CallState *> &Spare;
-  CallState *S;
+      : SpareLease(Spare,
+                   [&] { return new CallState(Plan, Nodes, Jit, Storage); }) {}
 };
 
 } // namespace graphjit

@@ -14,11 +14,13 @@ import os
 import sys
 
 from . import _graphjit
-from ._graphjit import (Function, Graph, GraphBuilder, GraphjitError,
+from ._graphjit import (CEntry, Function, Graph, GraphBuilder, GraphjitError,
+                        c_symbols,
                         ProfileStats, Variable)
 from .profile import ApplyRow, Profile, _write, diff, diff_text, merge
 
 __all__ = ["load", "loads", "function", "Module", "Function", "Graph",
+           "CEntry", "c_symbols",
            "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
            "ApplyRow", "Variable", "merge", "diff", "diff_text", "trace",
            "write_trace"]

@@ -385,6 +385,19 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
            "The Applies that run (after the optimizer), in order: id, "
            "name, op, op_class, compiled (C) or not (Py), and the source "
            "lines they stand for.")
+      .def(
+          "c_entry",
+          [](nb::handle Self, nb::dict Bound, nb::dict FreeShapes,
+             nb::sequence OutputShapes) {
+            return makeEntry(Self, *nb::cast<FunctionHandle &>(Self).Fn,
+                             Bound, FreeShapes, OutputShapes);
+          },
+          "bound"_a, "free_shapes"_a, "output_shapes"_a,
+          "A C entry (graphjit.CEntry) of this function: the inputs named "
+          "in `bound` read those arrays (borrowed: keep them unchanged "
+          "while calls run), those in `free_shapes` are passed at each "
+          "call with those shapes; each output has the shape in "
+          "`output_shapes`.")
       .def("text", [](const FunctionHandle &H) { return graphText(H.Fn->graph(), false); },
            "The graph that runs, in the .graph format.")
       .def("debugprint",

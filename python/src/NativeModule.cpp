@@ -32,4 +32,5 @@ NB_MODULE(_graphjit, M) {
   graphjit::python::bindProfiles(M);
   graphjit::python::bindGraphs(M);
   graphjit::python::bindFunctions(M);
+  graphjit::python::bindEntries(M);
 }

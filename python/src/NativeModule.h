@@ -17,6 +17,22 @@ PyObject *graphjitErrorType();
 void bindProfiles(nanobind::module_ &M);
 void bindGraphs(nanobind::module_ &M);
 void bindFunctions(nanobind::module_ &M);
+void bindEntries(nanobind::module_ &M);
+
+} // namespace graphjit::python
+
+namespace graphjit {
+class Function;
+}
+
+namespace graphjit::python {
+
+/// Function.c_entry(): an entry of F (the Function object FunctionObject
+/// holds) with the inputs named in Bound bound to those arrays and those
+/// in FreeShapes free, of those shapes (EntryBindings.cpp).
+nanobind::object makeEntry(nanobind::handle FunctionObject, Function &F,
+                           nanobind::dict Bound, nanobind::dict FreeShapes,
+                           nanobind::sequence OutputShapes);
 
 } // namespace graphjit::python
 

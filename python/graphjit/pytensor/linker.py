@@ -25,16 +25,26 @@ class GraphjitLinker(JITLinker):
                              "scan_save_mem_prealloc",
                              "scan_reduce_trace_prealloc")
 
-    def __init__(self, *args, opt_level=2, device=None, **kwargs):
+    def __init__(self, *args, opt_level=2, device=None, profile_stats=None,
+                 name=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.opt_level = opt_level
         # "cuda", "cuda-emulated" or "cpu"; None: GRAPHJIT_FLAGS' device.
         self.device = device
+        # A graphjit.ProfileStats every function compiled with this linker
+        # reports into (graphjit's report of its Applies), PyTensor's
+        # profile or not: a whole sampling run's profile (graphjit.pymc).
+        self.profile_stats = profile_stats
+        # What graphjit's report titles the functions (without PyTensor's
+        # profile message): a str, or a callable of the FunctionGraph.
+        self.name = name
         self.profile = None
 
     def clone(self, allow_gc=None):
         new = super().clone(allow_gc=allow_gc)
         new.profile = None
+        new.profile_stats = self.profile_stats
+        new.name = self.name
         return new
 
     def accept(self, fgraph, no_recycling=None, profile=None):
@@ -42,12 +52,17 @@ class GraphjitLinker(JITLinker):
         linker.profile = profile
         linker.opt_level = self.opt_level
         linker.device = self.device
+        linker.profile_stats = self.profile_stats
+        linker.name = self.name
         return linker
 
     def fgraph_convert(self, fgraph, **kwargs):
         # The function's name, where PyTensor gave one (its profile's
         # message), titles graphjit's report.
-        name = getattr(self.profile, "message", None) or "pytensor"
+        name = getattr(self.profile, "message", None)
+        if not name and self.name is not None:
+            name = self.name(fgraph) if callable(self.name) else self.name
+        name = name or "pytensor"
         return Translation(fgraph, name=str(name), opt_level=self.opt_level,
                            profile=bool(self.profile))
 
@@ -66,6 +81,8 @@ class GraphjitLinker(JITLinker):
                 kw["profile_memory"] = True
         if self.device is not None:
             kw["device"] = self.device
+        if self.profile_stats is not None:
+            kw["profile_stats"] = self.profile_stats
         f = _graphjit.compile(translation.graph, linker="c|py",
                               optimizer="None", opt_level=self.opt_level,
                               **kw)

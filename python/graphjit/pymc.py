@@ -1,0 +1,253 @@
+"""PyMC models sampled by nutpie on graphjit.
+
+    import graphjit.pymc, nutpie
+    compiled = graphjit.pymc.compile_pymc_model(model)
+    trace = nutpie.sample(compiled, chains=2, cores=2)
+
+nutpie's NUTS (Rust) calls the model's log-density and gradient, and the
+function that expands a draw into every stored variable, as plain C
+functions. nutpie's own backend makes them with Numba; here they are
+graphjit's C entries (graphjit/CEntry.h, docs/c-entry.md) over the same
+PyTensor graphs compiled in the GRAPHJIT mode, so a model that is all C
+samples with no Python and no GIL in its chains' threads.
+
+The graphs are the ones nutpie builds (nutpie.compile_pymc's own steps);
+only the mode and the C functions differ. Tested with the nutpie version
+pinned in python/requirements-pymc.txt.
+"""
+import dataclasses
+import threading
+from functools import wraps
+
+import numpy as np
+
+from . import _graphjit
+
+__all__ = ["compile_pymc_model", "GraphjitCompiledModel", "density_entries"]
+
+
+def _nutpie():
+    try:
+        from nutpie import compile_pymc
+    except ImportError as e:  # pragma: no cover - nutpie is pinned in tests
+        raise ImportError("graphjit.pymc needs nutpie (pip install "
+                          "nutpie; see python/requirements-pymc.txt)") from e
+    for name in ("CompiledPyMCModel", "_make_functions",
+                 "_prepare_dims_and_coords"):
+        if not hasattr(compile_pymc, name):
+            raise ImportError("graphjit.pymc: this nutpie has no "
+                              "compile_pymc.%s; use the version in "
+                              "python/requirements-pymc.txt" % name)
+    return compile_pymc
+
+
+def _mode(profile):
+    """The GRAPHJIT mode; profiled into `profile` (a ProfileStats) if any."""
+    from pytensor.compile.mode import Mode
+    from pytensor.graph.rewriting.db import RewriteDatabaseQuery
+
+    from .pytensor import GraphjitLinker
+    if profile is None:
+        return "GRAPHJIT"
+    # nutpie's two functions: the log-density and its gradient (two
+    # outputs), and the expansion of a draw (one).
+    def name(fgraph):
+        return "logp" if len(fgraph.outputs) == 2 else "expand"
+    return Mode(GraphjitLinker(profile_stats=profile, name=name),
+                RewriteDatabaseQuery(include=["fast_run"]))
+
+
+def _graphjit_parts(fn, what):
+    """The graphjit function and translation behind a PyTensor function
+    compiled in the GRAPHJIT mode."""
+    vm = getattr(fn, "vm", None)
+    f = getattr(vm, "graphjit_function", None)
+    t = getattr(vm, "translation", None)
+    if f is None or t is None:
+        raise ValueError("graphjit.pymc: the %s function did not compile to "
+                         "graphjit (mode %r)" % (what, fn.maker.mode))
+    cells = [fn.maker.fgraph.inputs[i] for i, k in enumerate(t.input_kinds)
+             if k == "cell"]
+    if cells:
+        raise ValueError("graphjit.pymc: the %s function takes values that "
+                         "only its Python nodes hold (%s); a C entry cannot "
+                         "pass them" % (what, ", ".join(map(str, cells))))
+    outs = [k for k, _ in t.outputs if k != "gj"]
+    if outs:
+        raise ValueError("graphjit.pymc: an output of the %s function is no "
+                         "array graphjit computes" % what)
+    return f, t
+
+
+def _shared_values(fns):
+    """The shared variables the functions read, by name, as read-only
+    C-contiguous copies (what the entries are bound to, as in nutpie)."""
+    data, variables = {}, {}
+    for fn in fns:
+        for var in fn.get_shared():
+            if var.name in variables and variables[var.name] is not var:
+                raise ValueError("graphjit.pymc: shared variables must have "
+                                 "unique names: %r" % var.name)
+            if var.name not in variables:
+                value = np.array(var.get_value(), order="C", copy=True)
+                value.flags.writeable = False
+                data[var.name] = value
+                variables[var.name] = var
+    return data, variables
+
+
+def _entry(fn, what, point_input, free_shape, output_shapes, shared_data):
+    """A C entry of PyTensor function fn: its point input free (of
+    free_shape), every other input bound to its shared variable's value in
+    shared_data."""
+    f, t = _graphjit_parts(fn, what)
+    inputs = fn.maker.fgraph.inputs
+    bound, free = {}, {}
+    for name, i in zip(f.input_names, t.gj_inputs):
+        var = inputs[i]
+        if var is point_input:
+            free[name] = free_shape
+            continue
+        if getattr(var, "name", None) not in shared_data:
+            raise ValueError("graphjit.pymc: input %s of the %s function is "
+                             "neither the point nor a shared variable"
+                             % (var, what))
+        value = shared_data[var.name]
+        bound[name] = value.reshape(()) if t.input_kinds[i] == "scalar" \
+            else value
+    if not free:
+        raise ValueError("graphjit.pymc: the %s function does not read the "
+                         "point" % what)
+    return f.c_entry(bound=bound, free_shapes=free,
+                     output_shapes=output_shapes)
+
+
+def density_entries(logp_fn, expand_fn, n_dim, n_expanded, shared_data):
+    """The logp+gradient and expand entries of two PyTensor functions of
+    the flat point (nutpie's), and the gj_density that pairs them."""
+    point = logp_fn.maker.fgraph.inputs[0]
+    logp = _entry(logp_fn, "logp", point, (n_dim,), [(), (n_dim,)],
+                  shared_data)
+    expand = _entry(expand_fn, "expand", expand_fn.maker.fgraph.inputs[0],
+                    (n_dim,), [(n_expanded,)], shared_data)
+    # A gj_density is two pointers: the entries, in that order.
+    density = np.array([logp.pointer, expand.pointer], dtype=np.uintp)
+    return logp, expand, density
+
+
+class _Address:
+    """What nutpie's model reads a C function from (.address), holding
+    the entry the function is called with alive."""
+
+    def __init__(self, symbol, entry):
+        self.address = _graphjit.c_symbols()[symbol]
+        self.entry = entry
+
+
+def _compiled_model_class():
+    base = _nutpie().CompiledPyMCModel
+
+    @dataclasses.dataclass(frozen=True)
+    class GraphjitCompiledModel(base):
+        """nutpie's compiled PyMC model with graphjit's C entries in place
+        of Numba's cfuncs: nutpie.sample() takes it as it takes its own.
+        user_data is the gj_density both functions are called with."""
+
+        def with_data(self, **updates):
+            shared = dict(self.shared_data)
+            for name, new in updates.items():
+                if name not in shared:
+                    raise KeyError("Unknown shared variable: %s" % name)
+                old = shared[name]
+                new = np.array(new, dtype=old.dtype, order="C", copy=True)
+                new.flags.writeable = False
+                if new.ndim != old.ndim:
+                    raise ValueError("Shared variable %s must have rank %d"
+                                     % (name, old.ndim))
+                shared[name] = new
+            logp, expand, density = density_entries(
+                self.logp_func, self.expand_func, self.n_dim,
+                self.n_expanded, shared)
+            return dataclasses.replace(
+                self, shared_data=shared, user_data=density,
+                compiled_logp_func=_Address("gj_density_logp", logp),
+                compiled_expand_func=_Address("gj_density_expand", expand))
+
+    return GraphjitCompiledModel
+
+
+_MODEL_CLASS = None
+
+
+def _model_class():
+    global _MODEL_CLASS
+    if _MODEL_CLASS is None:
+        _MODEL_CLASS = _compiled_model_class()
+    return _MODEL_CLASS
+
+
+def __getattr__(name):
+    if name == "GraphjitCompiledModel":
+        return _model_class()
+    raise AttributeError(name)
+
+
+def _locked(fn):
+    # nutpie's chains ask for initial points from their own threads.
+    lock = threading.Lock()
+
+    @wraps(fn)
+    def locked(*args, **kwargs):
+        with lock:
+            return fn(*args, **kwargs)
+    return locked
+
+
+def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
+                       default_initialization_strategy="support_point",
+                       var_names=None, freeze_model=False, profile=None):
+    """Compiles a PyMC model for nutpie.sample() with graphjit.
+
+    The keywords are nutpie.compile_pymc_model's (its backend is graphjit).
+    profile: a graphjit.ProfileStats (or True: a new one) that the model's
+    functions report into over the whole sampling run, every chain and
+    thread; it is the model's ``.profile`` (None when not profiled).
+    """
+    cp = _nutpie()
+    from pymc.initial_point import make_initial_point_fn
+    from pymc.model.transform.optimization import freeze_dims_and_data
+
+    if profile is True:
+        profile = _graphjit.ProfileStats("pymc model")
+    if profile is not None and not isinstance(profile, _graphjit.ProfileStats):
+        raise TypeError("profile: expected True or a graphjit.ProfileStats, "
+                        "got %r" % (profile,))
+    if freeze_model:
+        model = freeze_dims_and_data(model)
+    if default_initialization_strategy == "support_point" and \
+            jitter_rvs is None:
+        jitter_rvs = set(model.free_RVs)
+    initial_point_fn = _locked(make_initial_point_fn(
+        model=model, overrides=initial_points,
+        default_strategy=default_initialization_strategy,
+        jitter_rvs=jitter_rvs, return_transformed=True))
+
+    (n_dim, n_expanded, logp_fn, expand_fn, flat_initial_point_fn,
+     shape_info) = cp._make_functions(
+        model, mode=_mode(profile), compute_grad=True, join_expanded=True,
+        pymc_initial_point_fn=initial_point_fn, var_names=var_names)
+
+    shared_data, _ = _shared_values([logp_fn, expand_fn])
+    logp, expand, density = density_entries(logp_fn, expand_fn, n_dim,
+                                            n_expanded, shared_data)
+    dims, coords = cp._prepare_dims_and_coords(model, shape_info)
+    compiled = _model_class()(
+        _n_dim=n_dim, dims=dims, _coords=coords,
+        _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
+        compiled_logp_func=_Address("gj_density_logp", logp),
+        compiled_expand_func=_Address("gj_density_expand", expand),
+        initial_point_func=flat_initial_point_fn, shared_data=shared_data,
+        user_data=density, n_expanded=n_expanded, shape_info=shape_info,
+        logp_func=logp_fn, expand_func=expand_fn)
+    object.__setattr__(compiled, "profile", profile)
+    return compiled
