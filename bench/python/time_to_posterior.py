@@ -61,6 +61,8 @@ def child(model_name, backend, tune, draws):
                     trace.warmup_sample_stats.n_steps.sum())
         out.update(compile=compiled_at - start, sampling=end - compiled_at,
                    grads_per_s=steps / (end - compiled_at))
+        if hasattr(compiled, "compile_times"):
+            out["compile_times"] = compiled.compile_times
     else:
         import pymc as pm
         kw = {}
@@ -161,6 +163,18 @@ def main():
         print(line)
         summary.append(dict(other=other, phase=phase, key=key, median=med,
                             worst=worst[0], worst_model=worst[1], goal=goal))
+    print("\nWhere nutpie+graphjit's compile goes (cold run, seconds):")
+    steps = None
+    for m in models:
+        t = results[m].get("nutpie+graphjit", {}).get("cold", {}).get(
+            "compile_times")
+        if not t:
+            continue
+        if steps is None:
+            steps = list(t)
+            print("  %-26s" % "model" + "".join("%12s" % k[:11]
+                                                  for k in steps))
+        print("  %-26s" % m + "".join("%12.3f" % t[k] for k in steps))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"results": results, "summary": summary}, f, indent=1)

@@ -72,6 +72,7 @@ int64_t gj_density_expand(uint64_t Dim, uint64_t Expanded, const double *X,
 #include "graphjit/NDArray.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -130,9 +131,9 @@ private:
   std::vector<unsigned> FreeIds;
   std::vector<Shape> FreeShapes, OutShapes;
   std::vector<DType> FreeDtypes, OutDtypes;
-  /// The arrays of the last call, for the next (null while a call has
-  /// them; concurrent calls make their own).
-  mutable std::atomic<Scratch *> Spare{nullptr};
+  /// The arrays of the last calls, for the next ones to take: a slot per
+  /// thread of a few calling at once (lib/link/SpareLease.h).
+  mutable std::array<std::atomic<Scratch *>, 4> Spares{};
 };
 
 } // namespace graphjit

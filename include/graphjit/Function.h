@@ -24,6 +24,7 @@
 #include "graphjit/Schedule.h"
 #include "graphjit/NDArray.h"
 #include "llvm/Support/Error.h"
+#include <array>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -198,9 +199,9 @@ private:
   /// The device Applies' kernels; null when all runs on the host.
   std::unique_ptr<GpuProgram> Gpu;
   std::unique_ptr<const CallPlan> Plan;
-  /// The working memory of the last call, for the next one to take (null
-  /// while a call has it; concurrent calls make their own).
-  std::atomic<CallState *> SpareState{nullptr};
+  /// The working memory of the last calls, for the next ones to take
+  /// (lib/link/SpareLease.h): a slot per thread of a few calling at once.
+  std::array<std::atomic<CallState *>, 4> SpareStates{};
   /// Profiling (null when off): this function's numbers, and where they go.
   std::unique_ptr<FunctionProfiler> Profiler;
   std::shared_ptr<ProfileStats> Stats;

@@ -97,7 +97,7 @@ CEntry::make(Function &F, std::vector<NDArray> Bound,
   return E;
 }
 
-CEntry::~CEntry() { delete Spare.exchange(nullptr); }
+CEntry::~CEntry() { SpareLease<Scratch>::release(Spares); }
 
 bool CEntry::freeIsVector(size_t K, uint64_t C) const {
   return K < numFree() && FreeDtypes[K] == DType::F64 &&
@@ -130,7 +130,7 @@ int64_t CEntry::call(const void *const *In, void *const *Out) const noexcept {
       setLastError("C entry: null inputs or outputs");
       return GJ_ENTRY_BAD_CALL;
     }
-    SpareLease<Scratch> S(Spare, [&] {
+    SpareLease<Scratch> S(Spares, [&] {
       auto *N = new Scratch;
       N->In = Inputs;
       return N;

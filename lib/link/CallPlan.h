@@ -105,11 +105,12 @@ private:
   std::vector<unsigned> ClearIds;
 };
 
-/// Takes a Function's spare CallState for one call (or makes one) and puts
-/// it back afterwards, cleared, unless another call has put one back first.
+/// Takes one of a Function's spare CallStates for one call (or makes one)
+/// and puts it back afterwards, cleared, unless the slots are full.
 class CallStateLease : public SpareLease<CallState> {
 public:
-  CallStateLease(std::atomic<CallState *> &Spare, const CallPlan &Plan,
+  CallStateLease(llvm::MutableArrayRef<std::atomic<CallState *>> Spare,
+                 const CallPlan &Plan,
                  llvm::ArrayRef<Apply *> Nodes, bool Jit,
                  const StoragePlan *Storage)
       : SpareLease(Spare,

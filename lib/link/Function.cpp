@@ -60,7 +60,7 @@ Function::~Function() {
     for (unsigned H : LoopBodyHandles)
       Stats->detach(H);
   }
-  delete SpareState.load();
+  SpareLease<CallState>::release(SpareStates);
 }
 
 // Profiled: report into the stats the options or the flags name, with the
@@ -314,7 +314,7 @@ llvm::Error Function::callInto(llvm::ArrayRef<NDArray> Inputs,
 llvm::Error Function::callWith(llvm::ArrayRef<NDArray> Inputs,
                                const DimBindings &Given,
                                std::vector<NDArray> &Results, bool Reuse) {
-  CallStateLease S(SpareState, *Plan, ById, Jit != nullptr,
+  CallStateLease S(SpareStates, *Plan, ById, Jit != nullptr,
                    Jit ? &Jit->Storage : nullptr);
   if (!Profiler)
     return callIn(*S, Inputs, Given, Results, Reuse);

@@ -11,7 +11,7 @@ bool StepCall::supports(const Function &F) {
 }
 
 StepCall::StepCall(Function &F)
-    : F(F), Lease(F.SpareState, *F.Plan, F.ById, /*Jit=*/true,
+    : F(F), Lease(F.SpareStates, *F.Plan, F.ById, /*Jit=*/true,
                   &F.Jit->Storage),
       S(*Lease) {
   Ctx.Dims = &S.Dims;

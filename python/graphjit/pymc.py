@@ -17,6 +17,7 @@ pinned in python/requirements-pymc.txt.
 """
 import dataclasses
 import threading
+import time
 from functools import wraps
 
 import numpy as np
@@ -192,6 +193,42 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
+class _CompileClock:
+    """Where compiling a model goes: PyTensor's rewrites and linkers (its
+    own running totals, kept for every function it compiles, the helpers
+    PyMC compiles for shapes and initial points included), of the linkers'
+    time the translation and graphjit's compile of the model's functions,
+    and the rest: PyMC's graphs (log-density, gradient) and the entries."""
+
+    def __init__(self):
+        from pytensor.compile import profiling
+        self._totals = profiling
+        self._start = time.perf_counter()
+        self._rewrites = self._rewrite_total()
+        self._linkers = self._linker_total()
+
+    def _rewrite_total(self):
+        return getattr(self._totals, "total_graph_rewrite_time", 0.0)
+
+    def _linker_total(self):
+        return getattr(self._totals, "total_time_linker", 0.0)
+
+    def split(self, functions):
+        total = time.perf_counter() - self._start
+        rewrites = self._rewrite_total() - self._rewrites
+        linkers = self._linker_total() - self._linkers
+        ours = [getattr(f.vm, "compile_seconds", {}) for f in functions]
+        translation = sum(s.get("translation", 0.0) for s in ours)
+        graphjit = sum(s.get("graphjit", 0.0) for s in ours)
+        return {"pytensor rewrites": rewrites,
+                "translation": translation,
+                "graphjit compile": graphjit,
+                "other linking": max(linkers - translation - graphjit, 0.0),
+                "pymc graphs and the rest":
+                    max(total - rewrites - linkers, 0.0),
+                "total": total}
+
+
 def _locked(fn):
     # nutpie's chains ask for initial points from their own threads.
     lock = threading.Lock()
@@ -212,6 +249,10 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
     profile: a graphjit.ProfileStats (or True: a new one) that the model's
     functions report into over the whole sampling run, every chain and
     thread; it is the model's ``.profile`` (None when not profiled).
+    The model's ``.compile_times`` says where compiling it went, in
+    seconds: PyTensor's rewrites, the translation to graphjit, graphjit's
+    compile, PyTensor's other linking (helpers PyMC compiles for shapes
+    and initial points), PyMC's graphs and the rest, and the total.
     """
     cp = _nutpie()
     from pymc.initial_point import make_initial_point_fn
@@ -222,6 +263,7 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
     if profile is not None and not isinstance(profile, _graphjit.ProfileStats):
         raise TypeError("profile: expected True or a graphjit.ProfileStats, "
                         "got %r" % (profile,))
+    clock = _CompileClock()
     if freeze_model:
         model = freeze_dims_and_data(model)
     if default_initialization_strategy == "support_point" and \
@@ -240,6 +282,7 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
     shared_data, _ = _shared_values([logp_fn, expand_fn])
     logp, expand, density = density_entries(logp_fn, expand_fn, n_dim,
                                             n_expanded, shared_data)
+    compile_times = clock.split([logp_fn, expand_fn])
     dims, coords = cp._prepare_dims_and_coords(model, shape_info)
     compiled = _model_class()(
         _n_dim=n_dim, dims=dims, _coords=coords,
@@ -250,4 +293,5 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
         user_data=density, n_expanded=n_expanded, shape_info=shape_info,
         logp_func=logp_fn, expand_func=expand_fn)
     object.__setattr__(compiled, "profile", profile)
+    object.__setattr__(compiled, "compile_times", compile_times)
     return compiled

@@ -168,3 +168,16 @@ def test_models_the_entry_cannot_take_say_so():
                                         "graphjit.ProfileStats"):
         gjpymc.compile_pymc_model(model, profile="yes")
     assert compiled.n_dim == 1
+
+
+def test_compile_times_add_up():
+    with pm.Model() as model:
+        pm.Normal("a", 0, 1, shape=3)
+    times = gjpymc.compile_pymc_model(model).compile_times
+    assert set(times) == {"pytensor rewrites", "translation",
+                          "graphjit compile", "other linking",
+                          "pymc graphs and the rest", "total"}
+    assert all(v >= 0 for v in times.values())
+    assert times["graphjit compile"] > 0 and times["translation"] > 0
+    parts = sum(v for k, v in times.items() if k != "total")
+    assert parts == pytest.approx(times["total"], rel=0.05), times
