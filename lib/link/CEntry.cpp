@@ -173,6 +173,29 @@ int64_t CEntry::call(const void *const *In, void *const *Out) const noexcept {
   return GJ_ENTRY_FAILED;
 }
 
+/// Density's entry Which, if it takes Dim float64 values to outputs that
+/// Fits accepts (Outputs says which, for the message); else null, with the
+/// reason recorded.
+template <typename FitsT>
+static const CEntry *densityEntry(void *Density,
+                                  const gj_entry *gj_density::*Which,
+                                  const char *Fn, uint64_t Dim, FitsT Fits,
+                                  const std::string &Outputs) {
+  auto *D = static_cast<const gj_density *>(Density);
+  if (!D || !(D->*Which)) {
+    CEntry::setLastError(std::string(Fn) + ": no density, or no such entry");
+    return nullptr;
+  }
+  const CEntry &E = CEntry::fromC(D->*Which);
+  if (E.numFree() != 1 || !E.freeIsVector(0, Dim) || !Fits(E)) {
+    CEntry::setLastError(llvm::formatv(
+        "{0}: the entry of '{1}' does not take {2} float64 values to {3}",
+        Fn, E.function().graph().name(), Dim, Outputs));
+    return nullptr;
+  }
+  return &E;
+}
+
 extern "C" {
 
 int64_t gj_entry_call(const gj_entry *Entry, const void *const *Inputs,
@@ -188,23 +211,18 @@ const char *gj_entry_last_error(void) { return LastError.c_str(); }
 
 int64_t gj_density_logp(uint64_t Dim, const double *X, double *Grad,
                         double *Logp, void *Density) {
-  auto *D = static_cast<const gj_density *>(Density);
-  if (!D || !D->Logp) {
-    CEntry::setLastError("gj_density_logp: no density or no logp entry");
+  const CEntry *E = densityEntry(
+      Density, &gj_density::Logp, "gj_density_logp", Dim,
+      [&](const CEntry &E) {
+        return E.numOutputs() == 2 && E.outputIsScalar(0) &&
+               E.outputIsVector(1, Dim);
+      },
+      "a float64 scalar and " + std::to_string(Dim) + " float64 values");
+  if (!E)
     return GJ_ENTRY_BAD_CALL;
-  }
-  const CEntry &E = CEntry::fromC(D->Logp);
-  if (E.numFree() != 1 || !E.freeIsVector(0, Dim) || E.numOutputs() != 2 ||
-      !E.outputIsScalar(0) || !E.outputIsVector(1, Dim)) {
-    CEntry::setLastError(llvm::formatv(
-        "gj_density_logp: the entry of '{0}' does not take {1} float64 "
-        "values to a float64 scalar and {1} float64 values",
-        E.function().graph().name(), Dim));
-    return GJ_ENTRY_BAD_CALL;
-  }
   const void *In[] = {X};
   void *Out[] = {Logp, Grad};
-  if (int64_t Status = E.call(In, Out))
+  if (int64_t Status = E->call(In, Out))
     return Status;
   for (uint64_t I = 0; I < Dim; ++I)
     if (!std::isfinite(Grad[I])) {
@@ -222,23 +240,17 @@ int64_t gj_density_logp(uint64_t Dim, const double *X, double *Grad,
 
 int64_t gj_density_expand(uint64_t Dim, uint64_t Expanded, const double *X,
                           double *Out, void *Density) {
-  auto *D = static_cast<const gj_density *>(Density);
-  if (!D || !D->Expand) {
-    CEntry::setLastError("gj_density_expand: no density or no expand entry");
+  const CEntry *E = densityEntry(
+      Density, &gj_density::Expand, "gj_density_expand", Dim,
+      [&](const CEntry &E) {
+        return E.numOutputs() == 1 && E.outputIsVector(0, Expanded);
+      },
+      std::to_string(Expanded) + " float64 values");
+  if (!E)
     return GJ_ENTRY_BAD_CALL;
-  }
-  const CEntry &E = CEntry::fromC(D->Expand);
-  if (E.numFree() != 1 || !E.freeIsVector(0, Dim) || E.numOutputs() != 1 ||
-      !E.outputIsVector(0, Expanded)) {
-    CEntry::setLastError(llvm::formatv(
-        "gj_density_expand: the entry of '{0}' does not take {1} float64 "
-        "values to {2}",
-        E.function().graph().name(), Dim, Expanded));
-    return GJ_ENTRY_BAD_CALL;
-  }
   const void *In[] = {X};
   void *Outs[] = {Out};
-  return E.call(In, Outs);
+  return E->call(In, Outs);
 }
 
 } // extern "C"

@@ -269,21 +269,27 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
     if default_initialization_strategy == "support_point" and \
             jitter_rvs is None:
         jitter_rvs = set(model.free_RVs)
-    initial_point_fn = _locked(make_initial_point_fn(
-        model=model, overrides=initial_points,
-        default_strategy=default_initialization_strategy,
-        jitter_rvs=jitter_rvs, return_transformed=True))
-
-    (n_dim, n_expanded, logp_fn, expand_fn, flat_initial_point_fn,
-     shape_info) = cp._make_functions(
-        model, mode=_mode(profile), compute_grad=True, join_expanded=True,
-        pymc_initial_point_fn=initial_point_fn, var_names=var_names)
+    # The helpers PyMC compiles in the default mode (initial points, the
+    # variables' shapes) run once per chain: PyTensor's Python linker
+    # makes them in milliseconds, where its C backend spends seconds
+    # compiling C on a first run. The model's functions name their mode.
+    from pytensor import config
+    with config.change_flags(mode="FAST_COMPILE"):
+        initial_point_fn = _locked(make_initial_point_fn(
+            model=model, overrides=initial_points,
+            default_strategy=default_initialization_strategy,
+            jitter_rvs=jitter_rvs, return_transformed=True))
+        (n_dim, n_expanded, logp_fn, expand_fn, flat_initial_point_fn,
+         shape_info) = cp._make_functions(
+            model, mode=_mode(profile), compute_grad=True,
+            join_expanded=True, pymc_initial_point_fn=initial_point_fn,
+            var_names=var_names)
+        dims, coords = cp._prepare_dims_and_coords(model, shape_info)
 
     shared_data, _ = _shared_values([logp_fn, expand_fn])
     logp, expand, density = density_entries(logp_fn, expand_fn, n_dim,
                                             n_expanded, shared_data)
     compile_times = clock.split([logp_fn, expand_fn])
-    dims, coords = cp._prepare_dims_and_coords(model, shape_info)
     compiled = _model_class()(
         _n_dim=n_dim, dims=dims, _coords=coords,
         _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},

@@ -100,6 +100,14 @@ nb::object graphjit::python::makeEntry(nb::handle FunctionObject,
   return nb::cast(std::move(H));
 }
 
+/// Shapes 0..N-1 (Get(K)) as a list of tuples.
+template <typename GetT> static nb::list shapeList(size_t N, GetT Get) {
+  nb::list L;
+  for (size_t K = 0; K < N; ++K)
+    L.append(nb::tuple(nb::cast(Get(K))));
+  return L;
+}
+
 void graphjit::python::bindEntries(nb::module_ &M) {
   nb::class_<EntryHandle>(
       M, "CEntry",
@@ -114,17 +122,15 @@ void graphjit::python::bindEntries(nb::module_ &M) {
                    [](const EntryHandle &H) { return H.FreeNames; })
       .def_prop_ro("free_shapes",
                    [](const EntryHandle &H) {
-                     nb::list L;
-                     for (size_t K = 0; K < H.Entry->numFree(); ++K)
-                       L.append(nb::tuple(nb::cast(H.Entry->freeShape(K))));
-                     return L;
+                     return shapeList(H.Entry->numFree(), [&](size_t K) {
+                       return H.Entry->freeShape(K);
+                     });
                    })
       .def_prop_ro("output_shapes",
                    [](const EntryHandle &H) {
-                     nb::list L;
-                     for (size_t K = 0; K < H.Entry->numOutputs(); ++K)
-                       L.append(nb::tuple(nb::cast(H.Entry->outputShape(K))));
-                     return L;
+                     return shapeList(H.Entry->numOutputs(), [&](size_t K) {
+                       return H.Entry->outputShape(K);
+                     });
                    })
       .def_prop_ro("function",
                    [](const EntryHandle &H) { return H.Function; });
