@@ -101,12 +101,10 @@ public:
   Function &function() const { return F; }
   size_t numFree() const { return FreeIds.size(); }
   const Shape &freeShape(size_t K) const { return FreeShapes[K]; }
-  DType freeDtype(size_t K) const { return FreeDtypes[K]; }
   size_t numOutputs() const { return OutShapes.size(); }
   const Shape &outputShape(size_t K) const { return OutShapes[K]; }
-  DType outputDtype(size_t K) const { return OutDtypes[K]; }
-  /// The entry's free input or output of C elements: whether it is one
-  /// float64 vector (or scalar, C = 0 with Scalar) of that size.
+  /// Whether free input or output K is a float64 vector of C elements, or
+  /// a float64 scalar (the density ABI's checks, made on every call).
   bool freeIsVector(size_t K, uint64_t C) const;
   bool outputIsVector(size_t K, uint64_t C) const;
   bool outputIsScalar(size_t K) const;
@@ -130,6 +128,8 @@ private:
   std::vector<NDArray> Inputs;
   std::vector<unsigned> FreeIds;
   std::vector<Shape> FreeShapes, OutShapes;
+  /// The free inputs' byte strides (C-contiguous), made once.
+  std::vector<Shape> FreeStrides;
   std::vector<DType> FreeDtypes, OutDtypes;
   /// The arrays of the last calls, for the next ones to take: a slot per
   /// thread of a few calling at once (lib/link/SpareLease.h).

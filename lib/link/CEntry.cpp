@@ -92,6 +92,9 @@ CEntry::make(Function &F, std::vector<NDArray> Bound,
     E->OutDtypes.push_back(T.Dtype);
   }
   E->Inputs = std::move(Bound);
+  for (size_t K = 0; K < FreeShapes.size(); ++K)
+    E->FreeStrides.push_back(
+        contiguousStrides(FreeShapes[K], dtypeSize(E->FreeDtypes[K])));
   E->FreeShapes = std::move(FreeShapes);
   E->OutShapes = std::move(OutputShapes);
   return E;
@@ -99,14 +102,16 @@ CEntry::make(Function &F, std::vector<NDArray> Bound,
 
 CEntry::~CEntry() { SpareLease<Scratch>::release(Spares); }
 
+static bool isF64Vector(DType T, const Shape &S, uint64_t C) {
+  return T == DType::F64 && S.size() == 1 && uint64_t(S[0]) == C;
+}
+
 bool CEntry::freeIsVector(size_t K, uint64_t C) const {
-  return K < numFree() && FreeDtypes[K] == DType::F64 &&
-         FreeShapes[K] == Shape{int64_t(C)};
+  return K < numFree() && isF64Vector(FreeDtypes[K], FreeShapes[K], C);
 }
 
 bool CEntry::outputIsVector(size_t K, uint64_t C) const {
-  return K < numOutputs() && OutDtypes[K] == DType::F64 &&
-         OutShapes[K] == Shape{int64_t(C)};
+  return K < numOutputs() && isF64Vector(OutDtypes[K], OutShapes[K], C);
 }
 
 bool CEntry::outputIsScalar(size_t K) const {
@@ -140,10 +145,8 @@ int64_t CEntry::call(const void *const *In, void *const *Out) const noexcept {
         setLastError(llvm::formatv("C entry: free input {0} is null", K));
         return GJ_ENTRY_BAD_CALL;
       }
-      const Shape &Sh = FreeShapes[K];
       NDArray::wrapInto(S->In[FreeIds[K]], const_cast<void *>(In[K]),
-                        FreeDtypes[K], Sh,
-                        contiguousStrides(Sh, dtypeSize(FreeDtypes[K])));
+                        FreeDtypes[K], FreeShapes[K], FreeStrides[K]);
     }
     if (llvm::Error E = F.callInto(S->In, S->Out)) {
       setLastError(llvm::toString(std::move(E)));
@@ -174,13 +177,13 @@ int64_t CEntry::call(const void *const *In, void *const *Out) const noexcept {
 }
 
 /// Density's entry Which, if it takes Dim float64 values to outputs that
-/// Fits accepts (Outputs says which, for the message); else null, with the
-/// reason recorded.
-template <typename FitsT>
+/// Fits accepts; else null, with the reason recorded (Outputs() says what
+/// Fits wants: made only then, as the check runs on every call).
+template <typename FitsT, typename OutputsT>
 static const CEntry *densityEntry(void *Density,
                                   const gj_entry *gj_density::*Which,
                                   const char *Fn, uint64_t Dim, FitsT Fits,
-                                  const std::string &Outputs) {
+                                  OutputsT Outputs) {
   auto *D = static_cast<const gj_density *>(Density);
   if (!D || !(D->*Which)) {
     CEntry::setLastError(std::string(Fn) + ": no density, or no such entry");
@@ -190,7 +193,7 @@ static const CEntry *densityEntry(void *Density,
   if (E.numFree() != 1 || !E.freeIsVector(0, Dim) || !Fits(E)) {
     CEntry::setLastError(llvm::formatv(
         "{0}: the entry of '{1}' does not take {2} float64 values to {3}",
-        Fn, E.function().graph().name(), Dim, Outputs));
+        Fn, E.function().graph().name(), Dim, Outputs()));
     return nullptr;
   }
   return &E;
@@ -217,7 +220,10 @@ int64_t gj_density_logp(uint64_t Dim, const double *X, double *Grad,
         return E.numOutputs() == 2 && E.outputIsScalar(0) &&
                E.outputIsVector(1, Dim);
       },
-      "a float64 scalar and " + std::to_string(Dim) + " float64 values");
+      [&] {
+        return "a float64 scalar and " + std::to_string(Dim) +
+               " float64 values";
+      });
   if (!E)
     return GJ_ENTRY_BAD_CALL;
   const void *In[] = {X};
@@ -245,7 +251,7 @@ int64_t gj_density_expand(uint64_t Dim, uint64_t Expanded, const double *X,
       [&](const CEntry &E) {
         return E.numOutputs() == 1 && E.outputIsVector(0, Expanded);
       },
-      std::to_string(Expanded) + " float64 values");
+      [&] { return std::to_string(Expanded) + " float64 values"; });
   if (!E)
     return GJ_ENTRY_BAD_CALL;
   const void *In[] = {X};

@@ -83,26 +83,26 @@ def _graphjit_parts(fn, what):
 def _shared_values(fns):
     """The shared variables the functions read, by name, as read-only
     C-contiguous copies (what the entries are bound to, as in nutpie)."""
-    data, variables = {}, {}
+    data, seen = {}, {}
     for fn in fns:
         for var in fn.get_shared():
-            if var.name in variables and variables[var.name] is not var:
+            if seen.setdefault(var.name, var) is not var:
                 raise ValueError("graphjit.pymc: shared variables must have "
                                  "unique names: %r" % var.name)
-            if var.name not in variables:
+            if var.name not in data:
                 value = np.array(var.get_value(), order="C", copy=True)
                 value.flags.writeable = False
                 data[var.name] = value
-                variables[var.name] = var
-    return data, variables
+    return data
 
 
-def _entry(fn, what, point_input, free_shape, output_shapes, shared_data):
-    """A C entry of PyTensor function fn: its point input free (of
-    free_shape), every other input bound to its shared variable's value in
-    shared_data."""
+def _entry(fn, what, free_shape, output_shapes, shared_data):
+    """A C entry of PyTensor function fn of the flat point (its first
+    input, free, of free_shape), every other input bound to its shared
+    variable's value in shared_data."""
     f, t = _graphjit_parts(fn, what)
     inputs = fn.maker.fgraph.inputs
+    point_input = inputs[0]
     bound, free = {}, {}
     for name, i in zip(f.input_names, t.gj_inputs):
         var = inputs[i]
@@ -126,11 +126,9 @@ def _entry(fn, what, point_input, free_shape, output_shapes, shared_data):
 def density_entries(logp_fn, expand_fn, n_dim, n_expanded, shared_data):
     """The logp+gradient and expand entries of two PyTensor functions of
     the flat point (nutpie's), and the gj_density that pairs them."""
-    point = logp_fn.maker.fgraph.inputs[0]
-    logp = _entry(logp_fn, "logp", point, (n_dim,), [(), (n_dim,)],
-                  shared_data)
-    expand = _entry(expand_fn, "expand", expand_fn.maker.fgraph.inputs[0],
-                    (n_dim,), [(n_expanded,)], shared_data)
+    logp = _entry(logp_fn, "logp", (n_dim,), [(), (n_dim,)], shared_data)
+    expand = _entry(expand_fn, "expand", (n_dim,), [(n_expanded,)],
+                    shared_data)
     # A gj_density is two pointers: the entries, in that order.
     density = np.array([logp.pointer, expand.pointer], dtype=np.uintp)
     return logp, expand, density
@@ -286,7 +284,7 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
             var_names=var_names)
         dims, coords = cp._prepare_dims_and_coords(model, shape_info)
 
-    shared_data, _ = _shared_values([logp_fn, expand_fn])
+    shared_data = _shared_values([logp_fn, expand_fn])
     logp, expand, density = density_entries(logp_fn, expand_fn, n_dim,
                                             n_expanded, shared_data)
     compile_times = clock.split([logp_fn, expand_fn])
