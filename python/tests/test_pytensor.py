@@ -550,3 +550,30 @@ def test_large_shared_subexpressions_are_computed_once():
     text = gjp_profile._runner_of(f).function.text()
     polynomials = [ln for ln in text.splitlines() if ln.count("*") >= 6]
     assert len(polynomials) == 1, text
+
+
+def test_op_from_graph_on_computed_inputs_computes_them_once():
+    """An OpFromGraph whose inputs are other nodes' results is inlined onto
+    those results: the graph above it is translated once, not copied into
+    the OpFromGraph's place (gp_marginal's AllocDiag gradient had made
+    every Cholesky run twice)."""
+    from pytensor.compile.builders import OpFromGraph
+    from conftest import assert_all_c
+    from graphjit.pytensor import profile as gjp_profile
+    a, b = pt.vector("a"), pt.vector("b")
+    inner = OpFromGraph([a, b], [a * b + 1.0], inline=False)
+    x = pt.vector("x")
+    e = pt.erfcx(x)
+    f = pytensor.function([x], [inner(e, pt.log1p(pt.abs(x))), e],
+                          mode="GRAPHJIT")
+    assert_all_c(f)
+    from scipy import special
+    v = np.linspace(-2, 3, 11)
+    ev = special.erfcx(v)
+    got = f(v)
+    np.testing.assert_allclose(got[0], ev * np.log1p(np.abs(v)) + 1.0,
+                               rtol=1e-13)
+    np.testing.assert_allclose(got[1], ev, rtol=1e-13)
+    text = gjp_profile._runner_of(f).function.text()
+    assert text.count("erfcx(") == 1, text
+    assert text.count("log1p(") == 1, text

@@ -210,10 +210,15 @@ class Translation:
             from pytensor.graph.traversal import io_toposort
         except ImportError:  # PyTensor 2.38
             from pytensor.graph.basic import io_toposort
-        from pytensor.graph.replace import clone_replace
+        from pytensor.graph.basic import clone_get_equiv
         op = node.op
-        outs = clone_replace(list(op.inner_outputs),
-                             replace=dict(zip(op.inner_inputs, node.inputs)))
+        # The inner graph cloned onto the node's own inputs (the memo), not
+        # clone_replace: that clones the replacements' ancestors too, and
+        # translated the whole graph above the node a second time.
+        equiv = clone_get_equiv(
+            op.inner_inputs, op.inner_outputs, copy_inputs=False,
+            memo=dict(zip(op.inner_inputs, node.inputs)))
+        outs = [equiv[o] for o in op.inner_outputs]
         inner = io_toposort(list(node.inputs), outs)
         for n in inner:
             self._node(n)
