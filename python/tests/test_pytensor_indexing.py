@@ -95,6 +95,37 @@ def test_boolean_masks_as_compiled_code():
     assert str(want.value).split(";")[0] in str(got.value)
 
 
+def test_constant_masks_and_row_indices_run_as_gathers():
+    """A constant mask over dims of known size (PyMC's censoring masks)
+    becomes constant integer rows, and an index of one integer vector on
+    the first axis runs as take and inc_rows (JIT loops), with NumPy's
+    values and errors."""
+    from graphjit.pytensor import profile as gjp_profile
+    mask = np.array([True, False, True, True, False, False, True])
+    x = pt.tensor("x", shape=(7,), dtype="float64")
+    m = pt.dmatrix("m")
+    i = pt.lvector("i")
+    cost = (pt.exp(x)[mask] ** 2).sum() + pt.log1p(pt.exp(x)[~mask]).sum()
+    outs = [cost, pt.grad(cost, x), m[i], pt.inc_subtensor(m[i], 1.0),
+            pt.set_subtensor(m[i, :], 0.0)]
+    fs = compile_both([x, m, i], outs)
+    assert_all_c(fs[0])
+    assert_same(fs, RNG.normal(size=7), RNG.normal(size=(4, 3)),
+                np.array([3, -1, 0, 3]))
+    text = gjp_profile._runner_of(fs[0]).function.text()
+    assert "nonzero(" not in text and "advanced_" not in text, text
+    assert text.count("take(") >= 3 and "inc_rows(" in text, text
+    for f in fs:
+        with pytest.raises(IndexError):
+            f(np.zeros(7), np.zeros((4, 3)), np.array([0, 4]))
+    # A mask whose length the type leaves open keeps the run-time check.
+    v = pt.dvector("v")
+    f = pytensor.function([v], v[mask] * 2, mode="GRAPHJIT")
+    np.testing.assert_array_equal(f(np.arange(7.0)), np.arange(7.0)[mask] * 2)
+    with pytest.raises(IndexError, match="did not match"):
+        f(np.arange(6.0))
+
+
 def test_coverage_says_why_a_node_is_py():
     # An op graphjit has no translator for runs PyTensor's perform;
     # coverage() says so, with the reason, and summary()'s line too.

@@ -162,6 +162,21 @@ def _with_new_axes(t, x, entries, rank):
     return x, [slice(None, None, None) if e is None else e for e in entries]
 
 
+def _constant_mask_indices(t, mask, x, axis):
+    """A constant mask's integer arrays, as constants, where x's dims it
+    indexes are known and match it (PyMC's censoring masks are data): no
+    nonzero() left to run at every call. None otherwise (the run-time
+    nonzero checks the shapes and raises NumPy's IndexError)."""
+    from pytensor.graph.basic import Constant
+    if not isinstance(mask, Constant):
+        return None
+    data = np.asarray(mask.data)
+    dims = x.type.shape[axis:axis + data.ndim]
+    if len(dims) != data.ndim or tuple(dims) != data.shape:
+        return None
+    return [t.constant(p, "int64") for p in np.nonzero(data)]
+
+
 def _pattern(t, node, first, x):
     """The advanced index of the node's inputs from `first` on, over x:
     (x with partial slices taken as subtensor views, the pattern, the
@@ -178,8 +193,10 @@ def _pattern(t, node, first, x):
             rank = e.type.ndim
             if rank == 0:
                 raise Unsupported("a 0-d boolean index")
-            parts = t.apply("nonzero", [t._value(e), like], axis=axis,
-                            rank=rank)
+            parts = _constant_mask_indices(t, e, node.inputs[0], axis)
+            if parts is None:
+                parts = t.apply("nonzero", [t._value(e), like], axis=axis,
+                                rank=rank)
             for p in parts:
                 pattern.append(len(arrays))
                 arrays.append(p)
@@ -208,7 +225,17 @@ def _pattern(t, node, first, x):
 def advanced_subtensor(t, node, ins):
     # Slices first, as views (they keep every axis), then the arrays.
     x, pattern, arrays = _pattern(t, node, 1, ins[0])
+    if _rows_only(pattern, arrays):
+        return t.apply("take", [x] + arrays)
     return t.apply("advanced_subtensor", [x] + arrays, pattern=pattern)
+
+
+def _rows_only(pattern, arrays):
+    """Whether the index is one integer vector on the first axis (the rest
+    whole): then it is take's or inc_rows' (JIT loops; PyMC's censoring
+    masks become such vectors), which agree with NumPy there."""
+    return pattern[:1] == [0] and all(p == -1 for p in pattern[1:]) and \
+        len(arrays[0].shape) == 1
 
 
 advanced_subtensor.takes_constants = True
@@ -223,6 +250,8 @@ def advanced_inc_subtensor(t, node, ins):
     x, y = node.inputs[:2]
     _, pattern, arrays = _pattern(t, node, 2, None)
     gy = _same_dtype(t, ins[1], y, x)
+    if _rows_only(pattern, arrays):
+        return t.apply("inc_rows", [ins[0], arrays[0], gy], set=setting)
     return t.apply("advanced_inc_subtensor", [ins[0], gy] + arrays,
                    pattern=pattern, set=setting)
 
