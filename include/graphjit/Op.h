@@ -89,6 +89,7 @@ enum class OpKind : uint8_t {
   Lapack,
   Check,
   ArrayFn,
+  ScalarLoop,
   Scan,
   Gpu,
   Transfer,

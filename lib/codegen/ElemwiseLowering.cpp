@@ -588,34 +588,9 @@ static bool supportsElemwise(const Apply &N) {
   return true;
 }
 
-// NumPy's broadcasting of the inputs' dims, as Elemwise::prepare does it:
-// per output dim, a dim other than 1 sets it and any other must agree.
+// NumPy's broadcasting of the inputs' dims, as Elemwise::prepare does it.
 static void emitElemwiseDims(ThunkEmitter &E, OutputDims &Dims) {
-  const Apply &N = E.Node;
-  IRBuilder<> &B = E.B;
-  unsigned Rank = N.output(0)->type().rank();
-  SmallVector<Value *, 4> &Out = Dims[0];
-  Out.assign(Rank, E.constI64(1));
-  Value *Ok = B.getTrue();
-  for (const Variable *In : N.inputs()) {
-    const TensorType &T = In->type();
-    unsigned Off = Rank - T.rank();
-    for (unsigned D = 0; D < T.rank(); ++D) {
-      if (T.Dims[D].isKnown() && T.Dims[D].Size == 1)
-        continue;
-      Value *X = E.dim(In, D), *&O = Out[Off + D];
-      if (auto *C = dyn_cast<ConstantInt>(O); C && C->isOne()) {
-        O = X;
-        continue;
-      }
-      Value *IsOne = B.CreateICmpEQ(X, E.constI64(1));
-      Ok = B.CreateAnd(Ok, B.CreateOr(IsOne, B.CreateOr(
-                                                 B.CreateICmpEQ(X, O),
-                                                 B.CreateICmpEQ(O, E.constI64(1)))));
-      O = B.CreateSelect(B.CreateICmpEQ(O, E.constI64(1)), X, O);
-    }
-  }
-  E.failUnless(Ok, "broadcasts");
+  emitBroadcastDims(E, Dims[0]);
 }
 
 // Planned unless prepare has a value check to make: an integer power's

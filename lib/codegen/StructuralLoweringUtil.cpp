@@ -243,3 +243,32 @@ void graphjit::coalesceDims(ThunkEmitter &E, SmallVectorImpl<Value *> &Dims,
   Dims.assign(CD.begin(), CD.end());
   Strides.assign(CS.begin(), CS.end());
 }
+
+// Per output dim, a dim other than 1 sets it and any other must agree.
+void graphjit::emitBroadcastDims(ThunkEmitter &E,
+                                 SmallVectorImpl<Value *> &Out) {
+  const Apply &N = E.Node;
+  IRBuilder<> &B = E.B;
+  unsigned Rank = N.output(0)->type().rank();
+  Out.assign(Rank, E.constI64(1));
+  Value *Ok = B.getTrue();
+  for (const Variable *In : N.inputs()) {
+    const TensorType &T = In->type();
+    unsigned Off = Rank - T.rank();
+    for (unsigned D = 0; D < T.rank(); ++D) {
+      if (T.Dims[D].isKnown() && T.Dims[D].Size == 1)
+        continue;
+      Value *X = E.dim(In, D), *&O = Out[Off + D];
+      if (auto *C = dyn_cast<ConstantInt>(O); C && C->isOne()) {
+        O = X;
+        continue;
+      }
+      Value *IsOne = B.CreateICmpEQ(X, E.constI64(1));
+      Ok = B.CreateAnd(Ok, B.CreateOr(IsOne, B.CreateOr(
+                                                 B.CreateICmpEQ(X, O),
+                                                 B.CreateICmpEQ(O, E.constI64(1)))));
+      O = B.CreateSelect(B.CreateICmpEQ(O, E.constI64(1)), X, O);
+    }
+  }
+  E.failUnless(Ok, "broadcasts");
+}

@@ -85,6 +85,10 @@ void emitCopy(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,
 void failUnlessBroadcasts(ThunkEmitter &E, const Variable *V,
                           llvm::ArrayRef<llvm::Value *> To);
 
+/// The broadcast of the Apply's inputs' dims by NumPy's rules into Out (the
+/// first output's rank), checked through E.failUnless (planned thunks), as
+/// Elemwise::prepare makes them.
+void emitBroadcastDims(ThunkEmitter &E, llvm::SmallVectorImpl<llvm::Value *> &Out);
 /// Stores the register value V (of dtype T) in every element of Dst.
 void emitFill(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,
               llvm::Value *Dst, llvm::ArrayRef<llvm::Value *> DstStrides,
@@ -104,6 +108,7 @@ void registerReduceLowerings();
 void registerSoftmaxLowerings();
 void registerGatherLowerings();
 void registerCumulativeLowerings();
+void registerScalarLoopLowering();
 
 } // namespace graphjit
 

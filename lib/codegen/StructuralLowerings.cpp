@@ -107,4 +107,6 @@ void graphjit::registerStructuralLowerings() {
   registerGatherLowerings();
   // cumsum and cumprod: loops in IR (CumulativeLowering.cpp).
   registerCumulativeLowerings();
+  // scalar_loop: each element's loop in IR (ScalarLoopLowering.cpp).
+  registerScalarLoopLowering();
 }

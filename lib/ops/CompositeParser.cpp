@@ -33,14 +33,15 @@ struct Node {
 
 class ExprParser {
 public:
-  ExprParser(StringRef Text, unsigned NumInputs)
-      : Text(Text), NumInputs(NumInputs) {}
+  ExprParser(StringRef Text, unsigned NumInputs, bool EveryInputUsed)
+      : Text(Text), NumInputs(NumInputs), EveryInputUsed(EveryInputUsed) {}
 
   Expected<CompositeScalar> run();
 
 private:
   StringRef Text;
   unsigned NumInputs;
+  bool EveryInputUsed;
   size_t Pos = 0;
   std::vector<Node> Nodes;
   std::string Problem; ///< The first error; parsing stops there.
@@ -324,7 +325,7 @@ Expected<CompositeScalar> ExprParser::run() {
                                                             Args.end())});
     ArgOf[Id] = int(It->second);
   }
-  if (Error E = checkComposite(C))
+  if (Error E = checkComposite(C, EveryInputUsed))
     return llvm::createStringError("the composite expression \"" + Text +
                                    "\": " + llvm::toString(std::move(E)));
   return C;
@@ -333,6 +334,7 @@ Expected<CompositeScalar> ExprParser::run() {
 } // namespace
 
 Expected<CompositeScalar> graphjit::parseComposite(StringRef Expr,
-                                                   unsigned NumInputs) {
-  return ExprParser(Expr, NumInputs).run();
+                                                   unsigned NumInputs,
+                                                   bool EveryInputUsed) {
+  return ExprParser(Expr, NumInputs, EveryInputUsed).run();
 }

@@ -102,7 +102,8 @@ std::string CompositeScalar::operandStr(unsigned Arg) const {
   return Arg - NumInputs < S.size() ? S[Arg - NumInputs] : "?";
 }
 
-Error graphjit::checkComposite(const CompositeScalar &C) {
+Error graphjit::checkComposite(const CompositeScalar &C,
+                               bool EveryInputUsed) {
   auto Fail = [](const llvm::Twine &Why) {
     return llvm::createStringError("malformed Composite: " + Why);
   };
@@ -133,7 +134,7 @@ Error graphjit::checkComposite(const CompositeScalar &C) {
       Used[A] = true;
     }
   }
-  for (unsigned I = 0; I < C.NumInputs; ++I)
+  for (unsigned I = 0; EveryInputUsed && I < C.NumInputs; ++I)
     if (!Used[I])
       return Fail("input i" + llvm::Twine(I) + " is never used");
   for (size_t K = 0; K + 1 < C.Steps.size(); ++K)

@@ -44,9 +44,11 @@ struct CompositeScalar {
 
 /// Whether C is well formed: at least one step, every step with an arity
 /// its operation takes, Args in range and naming earlier steps only, every
-/// input used and every step but the last used by a later one (so that
-/// str() shows the whole computation). An error in words otherwise.
-llvm::Error checkComposite(const CompositeScalar &C);
+/// input used (unless EveryInputUsed is false) and every step but the last
+/// used by a later one (so that str() shows the whole computation). An
+/// error in words otherwise.
+llvm::Error checkComposite(const CompositeScalar &C,
+                           bool EveryInputUsed = true);
 
 /// The signature of every step of (well-formed) C applied to inputs of
 /// these dtypes. Fails, naming the step, where a step's operand dtypes
@@ -66,9 +68,12 @@ bool compositeReadsInput(const CompositeScalar &C, unsigned K);
 /// the graph format's scalar op names (`exp(i0)`, `switch(i0, i1, i2)`,
 /// `add(i0, i1, i2)`) and `Cast{float32}(x)`. An unparenthesized chain
 /// `a + b + c` is one n-ary add (mul alike); identical subexpressions
-/// become one step. The result is checked (checkComposite).
+/// become one step. The result is checked (checkComposite; with
+/// EveryInputUsed false, some inputs may go unread: one of several
+/// programs over the same inputs, as a scalar loop's updates).
 llvm::Expected<CompositeScalar> parseComposite(llvm::StringRef Expr,
-                                               unsigned NumInputs);
+                                               unsigned NumInputs,
+                                               bool EveryInputUsed = true);
 
 } // namespace graphjit
 

@@ -13,5 +13,6 @@ void graphjit::registerStandardOps(OpRegistry &R) {
   registerLapackOps(R);
   registerCheckOps(R);
   registerArrayFnOps(R);
+  registerScalarLoopOps(R);
   registerNNOps(R);
 }

@@ -22,6 +22,7 @@ void registerLinalgOps(OpRegistry &R);
 void registerLapackOps(OpRegistry &R);
 void registerCheckOps(OpRegistry &R);
 void registerArrayFnOps(OpRegistry &R);
+void registerScalarLoopOps(OpRegistry &R);
 void registerNNOps(OpRegistry &R);
 
 /// Every family above, into R.

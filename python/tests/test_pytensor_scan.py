@@ -228,16 +228,20 @@ def test_coverage_names_py_nodes_inside_a_body():
     "backend it has (NameError in perform, KeyError in Numba, orphans in C)")
 def test_scalar_loops_of_special_function_gradients():
     # PyTensor's gradients of gammainc, gammaincc and betainc are
-    # Elemwise{ScalarLoop}s: graphjit runs every element's loop at once,
-    # as a while scan that stops once no element steps.
+    # Elemwise{ScalarLoop}s: graphjit runs each as one scalar_loop Apply,
+    # every element's loop in its JIT code.
     k, x = pt.dvector("k"), pt.dvector("x")
     a, b, z = pt.dvector("a"), pt.dvector("b"), pt.dvector("z")
     loss = (pt.gammainc(k, x).sum() + pt.gammaincc(k, x).sum()
             + pt.betainc(a, b, z).sum())
     fs = compile_both([k, x, a, b, z], pytensor.grad(loss, [k, x, a, b]))
     assert_all_c(fs[0])
-    assert sum(type(getattr(n.op, "scalar_op", None)).__name__ ==
-               "ScalarLoop" for n in fs[0].maker.fgraph.toposort()) >= 2
+    loops = sum(type(getattr(n.op, "scalar_op", None)).__name__ ==
+                "ScalarLoop" for n in fs[0].maker.fgraph.toposort())
+    assert loops >= 2
+    from graphjit.pytensor import profile as gjp_profile
+    text = gjp_profile._runner_of(fs[0]).function.text()
+    assert text.count("scalar_loop(") == loops, text
     n = 40
     args = (RNG.uniform(0.5, 8, n), RNG.uniform(0.1, 8, n),
             RNG.uniform(0.5, 6, n), RNG.uniform(0.5, 6, n),
@@ -248,6 +252,82 @@ def test_scalar_loops_of_special_function_gradients():
         # differ by up to 6e-6 (relative) here; the rest agree to 1e-10.
         for g, w, rtol in zip(got, want, (1e-5, 1e-8, 1e-8, 1e-8)):
             np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-12)
+
+
+def _loop_elemwise(init, update, constant, until=None):
+    import pytensor.scalar as ps  # noqa: F401
+    from pytensor.scalar.loop import ScalarLoop
+    from pytensor.tensor.elemwise import Elemwise
+    return Elemwise(ScalarLoop(init=init, update=update, constant=constant,
+                               until=until))
+
+
+def test_scalar_loop_is_one_apply_with_each_elements_loop():
+    """A ScalarLoop runs as graphjit's scalar_loop: each element steps on
+    its own (its n_steps, its condition), updates read the values before
+    the step, and the values agree with the loops written out in NumPy."""
+    import pytensor.scalar as ps
+    from graphjit.pytensor import profile as gjp_profile
+    x0, c, eps = ps.float64("x0"), ps.float64("c"), ps.float64("eps")
+    halve = _loop_elemwise([x0], [x0 * c], [c, eps], until=x0 * c < eps)
+    a, b = ps.float64("a"), ps.float64("b")
+    fib = _loop_elemwise([a, b], [ps.identity(b), a + b], [])
+    n, xs, cs = pt.lvector("n"), pt.dvector("xs"), pt.dscalar("cs")
+    outs = list(halve(n, xs, cs, pt.constant(np.float64(1.0)))) + \
+        list(fib(n, pt.zeros_like(xs), xs))
+    f = pytensor.function([n, xs, cs], outs, mode="GRAPHJIT")
+    assert_all_c(f)
+    text = gjp_profile._runner_of(f).function.text()
+    assert text.count("scalar_loop(") == 2, text
+    nv = np.array([0, 1, 5, 100, 3])
+    xv = np.array([10.0, 10.0, 10.0, 3.0, 2.0])
+    want_x, want_stop, want_a, want_b = [], [], [], []
+    for steps, x in zip(nv, xv):
+        v, stop = x, False
+        for _ in range(steps):
+            v, stop = v * 0.5, v * 0.5 < 1.0
+            if stop:
+                break
+        p, q = 0.0, x
+        for _ in range(steps):
+            p, q = q, p + q
+        want_x.append(v)
+        want_stop.append(stop)
+        want_a.append(p)
+        want_b.append(q)
+    got = f(nv, xv, 0.5)
+    for g, w in zip(got, [want_x, want_stop, want_a, want_b], strict=True):
+        np.testing.assert_array_equal(g, np.array(w))
+    # A loop without a condition refuses a negative count, as PyTensor's
+    # perform does.
+    with pytest.raises(ValueError, match="termination condition"):
+        f(np.array([2, -1, 0, 0, 0]), xv, 0.5)
+    np.testing.assert_array_equal(f(nv, xv, 0.5)[0], want_x)
+
+
+def test_scalar_loop_with_an_integer_power_runs_as_a_scan():
+    """An update graphjit's composite refuses (an integer power by a
+    carried exponent) keeps the while scan over whole arrays, with the
+    same values."""
+    import pytensor.scalar as ps
+    from graphjit.pytensor import profile as gjp_profile
+    j, i = ps.int64("j"), ps.int64("i")
+    loop = _loop_elemwise([j, i], [j + i ** j, i + 1], [])
+    n, js = pt.lvector("n"), pt.lvector("js")
+    f = pytensor.function([n, js], list(loop(n, js, pt.ones_like(js))),
+                          mode="GRAPHJIT")
+    assert_all_c(f)
+    assert "scalar_loop(" not in gjp_profile._runner_of(f).function.text()
+    nv, jv = np.array([0, 1, 2, 3]), np.array([1, 2, 0, 1])
+    want = []
+    for steps, jj in zip(nv, jv):
+        a, b = int(jj), 1
+        for _ in range(steps):
+            a, b = a + b ** a, b + 1
+        want.append((a, b))
+    got = f(nv, jv)
+    np.testing.assert_array_equal(got[0], [w[0] for w in want])
+    np.testing.assert_array_equal(got[1], [w[1] for w in want])
 
 
 def test_profiled_scan_reports_its_body():

@@ -131,6 +131,24 @@ def composite_exprs(fgraph, constant_input, given=None, outputs=None):
 _SLOT = re.compile(r"\$(\d+)\$")
 
 
+def loop_exprs(fgraph, constant_input):
+    """fgraph's outputs as graphjit expressions over all of its inputs
+    (i0, i1, ... as fgraph lists them, then the indices constant_input
+    gives): a scalar loop's programs, which share their inputs. An output
+    that is an input as it is becomes a cast to its own dtype (a program
+    computes something)."""
+    exprs = _expressions(
+        fgraph, ["$%d$" % k for k in range(len(fgraph.inputs))],
+        constant_input)
+    out = []
+    for e, var in zip(exprs, fgraph.outputs):
+        e = _SLOT.sub(lambda m: "i%s" % m.group(1), e)
+        if re.fullmatch(r"i\d+", e):
+            e = "Cast{%s}(%s)" % (var.type.dtype, e)
+        out.append(e)
+    return out
+
+
 def _small_integer_power(node):
     """The exponent of an integer pow by a constant from 0 to 8 (betainc's
     gradient squares and cubes its step count), else None. graphjit's

@@ -90,17 +90,44 @@ _NO_BOUND = 2 ** 62
 
 def scalar_loop(t, node, ins):
     """An Elemwise of a ScalarLoop (the gradients of gammainc, betainc and
-    their kin): every element's loop at once, as a while scan over whole
+    their kin): graphjit's scalar_loop, or where its composites refuse a
+    program, every element's loop at once as a while scan over whole
     arrays. An element steps while its count is below its n_steps and (a
     while loop) its own condition has not stopped it; a step's values are
     kept only for the elements still stepping, so each element's result is
     what its own loop computes. The scan stops once no element steps."""
+    try:
+        return _scalar_loop_op(t, node, ins)
+    except Exception:
+        pass  # a program graphjit's composite refuses (an integer pow)
     try:
         return _scalar_loop(t, node, ins, split=False)
     except Exception:
         # An integer power in the loop (betainc's gradient): graphjit's
         # composite refuses it, its pow Apply checks the exponent.
         return _scalar_loop(t, node, ins, split=True)
+
+
+def _scalar_loop_op(t, node, ins):
+    """The loop as graphjit's scalar_loop: each element's loop in the JIT
+    code of one Apply (docs/ops-elemwise.md), its updates and condition
+    Composite spellings over the carried values and the constants."""
+    from .scalar_ops import loop_exprs
+    loop = node.op.scalar_op
+    n_carry = len(loop.outputs) - int(loop.is_while)
+    n_in = len(loop.fgraph.inputs)
+    consts = []
+
+    def constant_input(value, dtype):
+        consts.append((value, dtype))
+        return n_in + len(consts) - 1
+
+    exprs = loop_exprs(loop.fgraph, constant_input)
+    attrs = {"updates": exprs[:n_carry]}
+    if loop.is_while:
+        attrs["until"] = exprs[n_carry]
+    args = list(ins) + [t.constant(v, d) for v, d in consts]
+    return t.apply("scalar_loop", args, **attrs)
 
 
 def _scalar_loop(t, node, ins, split):
