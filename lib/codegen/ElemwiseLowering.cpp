@@ -19,6 +19,9 @@
 //    are all unit-stride (or statically invariant along the row) call the
 //    row kernel; others run a scalar loop with the inputs' byte strides,
 //    right for any strides (negative, 0, broadcast dims of size 1).
+//    Rows shorter than 8 elements over more of them (an (n, 2) slice of an
+//    (n, 3) array) run down the columns instead, element by element: a
+//    row's set-up costs more than its few elements.
 //
 // The output is a fresh buffer, hence the kernel's noalias out: the
 // vectorizer needs no run-time overlap checks. An in-place Elemwise's
@@ -118,8 +121,12 @@ private:
   /// gj_ew_flat(record, NumElements), the record on the stack.
   void callFlatRuntime(ArrayRef<bool> Inv, ArrayRef<Value *> Inputs,
                        Value *NumElements);
-  void emitStrided(Value *UnitRows);
+  void emitStrided(Value *UnitRows, Value *Tangled);
   void emitRow(ArrayRef<Value *> Index, Value *UnitRows);
+  /// Short rows (an (n, 2) slice of an (n, 3) array): the loop nest with
+  /// the last two dims swapped, each line along the next-to-last dim
+  /// element by element with the strides.
+  void emitColumns();
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
 };
 
@@ -390,10 +397,60 @@ static void keepScalar(BasicBlock *Pre, BasicBlock *Exit) {
   }
 }
 
-void ElemwiseEmitter::emitStrided(Value *UnitRows) {
+// Rows shorter than this, over more of them, run as columns: a row's own
+// set-up (a start per operand, a kernel call) costs more than its elements.
+static constexpr int64_t ShortRow = 8;
+
+void ElemwiseEmitter::emitStrided(Value *UnitRows, Value *Tangled) {
   ArrayRef<Value *> Outer = ArrayRef(Out.Dims).drop_back();
+  auto Rows = [&] {
+    E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
+      emitRow(Index, UnitRows);
+    });
+  };
+  if (Rank < 2)
+    return Rows();
+  // Not in place over another input: the columns change the order in
+  // which elements are written.
+  Value *Last = Out.Dims[Rank - 1], *Next = Out.Dims[Rank - 2];
+  Value *Short = B.CreateAnd(
+      B.CreateAnd(B.CreateICmpSLT(Last, E.constI64(ShortRow)),
+                  B.CreateICmpSGT(Next, Last)),
+      B.CreateNot(Tangled));
+  emitIfElse(E, Short, "short.rows", [&] { emitColumns(); }, Rows);
+}
+
+void ElemwiseEmitter::emitColumns() {
+  SmallVector<Value *, 8> Outer(Out.Dims.begin(), Out.Dims.end() - 2);
+  Outer.push_back(Out.Dims[Rank - 1]);
   E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
-    emitRow(Index, UnitRows);
+    // Index: the dims before the last two, then the last.
+    auto Start = [&](const Operand &Op, ArrayRef<Value *> Strides) {
+      Value *Offset = E.constI64(0);
+      for (unsigned D = 0; D + 2 < Rank; ++D)
+        Offset = B.CreateAdd(Offset, B.CreateMul(Index[D], Strides[D]));
+      Offset = B.CreateAdd(Offset,
+                           B.CreateMul(Index.back(), Strides[Rank - 1]));
+      return B.CreateInBoundsGEP(B.getInt8Ty(), Op.Data, Offset);
+    };
+    Value *OutStart = Start(Out, Out.Strides);
+    SmallVector<Value *, 4> Starts(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      if (Ops[I].Read)
+        Starts[I] = Start(Ops[I], Ops[I].LoopStrides);
+    BasicBlock *Pre = B.GetInsertBlock();
+    E.emitLoop(Out.Dims[Rank - 2], "column", [&](Value *J) {
+      SmallVector<Value *, 4> In(Ops.size(), nullptr);
+      for (unsigned I = 0; I < Ops.size(); ++I)
+        if (Ops[I].Read)
+          In[I] = K.convertInput(
+              E, I,
+              E.loadElement(Ops[I].T, E.offset(Starts[I], J,
+                                               Ops[I].LoopStrides[Rank - 2])));
+      E.storeElement(Out.T, K.compute(E, In),
+                     E.offset(OutStart, J, Out.Strides[Rank - 2]));
+    });
+    keepScalar(Pre, B.GetInsertBlock());
   });
 }
 
@@ -499,7 +556,8 @@ void ElemwiseEmitter::emit() {
         emitIfElse(
             E, Flat, "flat", [&] { emitFlat(NumElements); },
             [&] {
-              emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)));
+              emitStrided(B.CreateAnd(unitRows(), B.CreateNot(Tangled)),
+                          Tangled);
             });
       });
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LapackKernels.h"
+#include <cblas.h>
 #include <cstddef>
 
 using namespace graphjit;
@@ -60,6 +61,7 @@ template <> struct Routines<float> {
   static constexpr auto sysv = ssysv_;
   static constexpr auto getrf = sgetrf_;
   static constexpr auto getri = sgetri_;
+  static constexpr auto trsm = cblas_strsm;
 };
 
 template <> struct Routines<double> {
@@ -71,6 +73,7 @@ template <> struct Routines<double> {
   static constexpr auto sysv = dsysv_;
   static constexpr auto getrf = dgetrf_;
   static constexpr auto getri = dgetri_;
+  static constexpr auto trsm = cblas_dtrsm;
 };
 
 char uplo(bool Lower) { return Lower ? 'L' : 'U'; }
@@ -98,6 +101,40 @@ int lapack::solveTriangular(int N, int NRhs, const T *A, T *B, bool Lower,
   char U = uplo(Lower), Tr = Transposed ? 'T' : 'N', D = UnitDiagonal ? 'U' : 'N';
   Routines<T>::trtrs(&U, &Tr, &D, &N, &NRhs, A, &Ld, B, &Ld, &Info, 1, 1, 1);
   return Info;
+}
+
+template <typename T> int lapack::choleskyRowMajor(int N, T *A, bool Lower) {
+  // Row-major A is A^T column-major: its lower triangle is the upper one
+  // there, and the factor U of that triangle (A = U^T U) read row-major is
+  // L = U^T.
+  int Info = 0, Ld = leading(N);
+  char U = uplo(!Lower);
+  Routines<T>::potrf(&U, &N, A, &Ld, &Info, 1);
+  for (int I = 0; I < N; ++I)
+    for (int J = 0; J < N; ++J)
+      if (Lower ? J > I : J < I)
+        A[size_t(I) * N + J] = T(0);
+  return Info;
+}
+
+template <typename T>
+int lapack::solveTriangularRowMajor(int N, int NRhs, const T *A, int64_t Lda,
+                                    bool ATransposed, T *B, bool Lower,
+                                    bool Transposed, bool UnitDiagonal) {
+  if (!UnitDiagonal)
+    for (int K = 0; K < N; ++K)
+      if (A[K * (Lda + 1)] == T(0))
+        return K + 1;
+  if (N == 0 || NRhs == 0)
+    return 0;
+  // With the memory holding A^T, op(A) is the other op of that matrix,
+  // whose triangle is the other one.
+  bool Low = Lower != ATransposed, Tr = Transposed != ATransposed;
+  Routines<T>::trsm(CblasRowMajor, CblasLeft, Low ? CblasLower : CblasUpper,
+                    Tr ? CblasTrans : CblasNoTrans,
+                    UnitDiagonal ? CblasUnit : CblasNonUnit, N, NRhs, T(1), A,
+                    int(Lda), B, NRhs);
+  return 0;
 }
 
 template <typename T>
@@ -155,6 +192,9 @@ int lapack::inverseFromLU(int N, T *A, const std::vector<int> &Pivots) {
 
 #define GRAPHJIT_LAPACK_INSTANTIATE(T)                                         \
   template int lapack::cholesky<T>(int, T *, bool);                            \
+  template int lapack::choleskyRowMajor<T>(int, T *, bool);                    \
+  template int lapack::solveTriangularRowMajor<T>(                             \
+      int, int, const T *, int64_t, bool, T *, bool, bool, bool);              \
   template int lapack::solveTriangular<T>(int, int, const T *, T *, bool,      \
                                           bool, bool);                         \
   template int lapack::solve<T>(int, int, T *, T *, int, bool,                 \

@@ -32,6 +32,7 @@
 #include "ops/StandardOps.h"
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 using namespace graphjit;
 using llvm::Error;
@@ -334,9 +335,11 @@ public:
       : P(P), In(In), Out(Out), B(B), N(coreDim(In[0], 2, 0)) {}
 
   Error run() {
-    MatA.resize(size_t(N * N));
     for (int64_t Flat = 0, E = B.count(); Flat < E; ++Flat) {
-      loadA(Flat);
+      // The Cholesky factor and the triangular solve work on the row-major
+      // output itself; the rest on column-major copies.
+      if (P.Fn != LapackFn::Cholesky && P.Fn != LapackFn::SolveTriangular)
+        loadA(Flat);
       if (Error Err = one(Flat))
         return Err;
     }
@@ -353,8 +356,48 @@ private:
 
   void loadA(int64_t Flat) {
     const NDArray &A = In[0];
+    MatA.resize(size_t(N * N));
     toColumnMajor(A.dtype(), A.data() + batchOffset(B, 0, Flat), N, N,
                   coreStride(A, 2, 0), coreStride(A, 2, 1), MatA.data());
+  }
+
+  /// Input I's matrix of batch element Flat, Rows × Cols (a vector, of
+  /// core rank 1: one column), into row-major Dst as T.
+  void loadRowMajor(unsigned I, int64_t Flat, int64_t Rows, int64_t Cols,
+                    unsigned Core, T *Dst) const {
+    const NDArray &A = In[I];
+    int64_t RowStride = coreStride(A, Core, 0);
+    int64_t ColStride = Core == 2 ? coreStride(A, 2, 1) : 0;
+    // Column-major Cols × Rows of the transpose is row-major Rows × Cols.
+    toColumnMajor(A.dtype(), A.data() + batchOffset(B, I, Flat), Cols, Rows,
+                  ColStride, RowStride, Dst);
+  }
+
+  /// A's matrix of batch element Flat as trsm reads it: where one of its
+  /// strides is one T, the memory as it is (ATransposed when its rows are
+  /// adjacent), else a row-major copy in MatA.
+  const T *triangularA(int64_t Flat, int64_t &Lda, bool &ATransposed) {
+    const NDArray &A = In[0];
+    int64_t RS = coreStride(A, 2, 0), CS = coreStride(A, 2, 1);
+    const int64_t Size = sizeof(T);
+    const char *Base = A.data() + batchOffset(B, 0, Flat);
+    ATransposed = false;
+    const DType Own = std::is_same_v<T, float> ? DType::F32 : DType::F64;
+    if (A.dtype() == Own && N > 0) {
+      if (CS == Size && RS % Size == 0 && RS >= N * Size) {
+        Lda = RS / Size;
+        return reinterpret_cast<const T *>(Base);
+      }
+      if (RS == Size && CS % Size == 0 && CS >= N * Size) {
+        Lda = CS / Size;
+        ATransposed = true;
+        return reinterpret_cast<const T *>(Base);
+      }
+    }
+    MatA.resize(size_t(N * N));
+    loadRowMajor(0, Flat, N, N, 2, MatA.data());
+    Lda = N > 0 ? N : 1;
+    return MatA.data();
   }
 
   /// b as n × nrhs, column-major; nrhs is 1 for a vector.
@@ -387,23 +430,28 @@ private:
     int n = int(N);
     switch (P.Fn) {
     case LapackFn::Cholesky: {
-      if (int Info = lapack::cholesky<T>(n, MatA.data(), P.Lower))
+      T *L = outAt(0, Flat, N * N);
+      loadRowMajor(0, Flat, N, N, 2, L);
+      if (int Info = lapack::choleskyRowMajor<T>(n, L, P.Lower))
         return fail(Flat, N * N,
                     llvm::Twine(Info) +
                         "-th leading minor not positive definite");
-      toRowMajor(MatA.data(), N, N, outAt(0, Flat, N * N));
       return Error::success();
     }
     case LapackFn::SolveTriangular: {
-      int64_t NRhs = loadB(Flat);
-      if (int Info = lapack::solveTriangular<T>(n, int(NRhs), MatA.data(),
-                                                MatB.data(), P.Lower,
-                                                P.Transposed, P.UnitDiagonal);
+      int64_t NRhs = P.BNdim == 2 ? coreDim(In[1], 2, 1) : 1;
+      T *X = outAt(0, Flat, N * NRhs);
+      loadRowMajor(1, Flat, N, NRhs, P.BNdim, X);
+      int64_t Lda;
+      bool ATransposed;
+      const T *A = triangularA(Flat, Lda, ATransposed);
+      if (int Info = lapack::solveTriangularRowMajor<T>(
+              n, int(NRhs), A, Lda, ATransposed, X, P.Lower, P.Transposed,
+              P.UnitDiagonal);
           Info > 0)
         return fail(Flat, N * NRhs,
                     "singular matrix: resolution failed at diagonal " +
                         llvm::Twine(Info - 1));
-      toRowMajor(MatB.data(), N, NRhs, outAt(0, Flat, N * NRhs));
       return Error::success();
     }
     case LapackFn::Solve: {

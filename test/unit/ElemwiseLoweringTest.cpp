@@ -267,6 +267,37 @@ TEST(ElemwiseLowering, StridedRowsInChunks) {
   }
 }
 
+// Short rows over many of them (an (n, 2) slice of an (n, 3) array, as
+// PyMC's ordinal models make): the loops run down the columns. Slices of a
+// wider array, a row-invariant and a column-invariant operand beside, and
+// a batch dim in front.
+TEST(ElemwiseLowering, ShortRowsRunAsColumns) {
+  BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    Variable *D = llvm::cantFail(B.apply("sub", {In[0], In[1]}));
+    Variable *E = llvm::cantFail(B.apply("exp", {D}));
+    B.output(llvm::cantFail(B.apply("mul", {E, In[2], In[3]})));
+    B.output(llvm::cantFail(B.apply("add", {In[0], In[2]})));
+  };
+  for (int64_t Cols : {1, 2, 3, 7}) {
+    for (int64_t Batch : {1, 4}) {
+      SCOPED_TRACE(Cols * 100 + Batch);
+      const int64_t Rows = 50;
+      NDArray Wide = values(DType::F64, {Batch, Rows, Cols + 1});
+      const Shape &St = Wide.strides();
+      NDArray Left = Wide.view({Batch, Rows, Cols}, St);
+      NDArray Right = Wide.view({Batch, Rows, Cols}, St, 8);
+      std::vector<TensorType> Types = {
+          TensorType(DType::F64, {S("b"), S("m"), S("n")}),
+          TensorType(DType::F64, {S("b"), S("m"), S("n")}),
+          TensorType(DType::F64, {S("b"), S("m"), K(1)}),
+          TensorType(DType::F32, {S("n")})};
+      agree(Types, Build,
+            {Left, Right, values(DType::F64, {Batch, Rows, 1}, 2),
+             values(DType::F32, {Cols}, 3)});
+    }
+  }
+}
+
 // Broadcasting at every level: missing dims, static 1s, symbolic dims
 // bound to 1 at run time, 0-d inputs and literals.
 TEST(ElemwiseLowering, Broadcasting) {

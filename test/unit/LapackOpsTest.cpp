@@ -159,6 +159,91 @@ TEST(Lapack, BatchesBroadcastAndStridesWork) {
             std::string::npos);
 }
 
+// The Cholesky factor and the triangular solve work on row-major memory:
+// A as it is (rows apart), transposed in memory (columns apart), with
+// padded rows, and in another dtype (copied); b a matrix, a strided matrix
+// and a vector; lower and upper, trans, unit diagonal. Each solution
+// satisfies its system, and a zero on the diagonal is LAPACK's singular
+// matrix.
+TEST(Lapack, RowMajorLayoutsSolveTheirSystems) {
+  NDArray Chol = run1(*makeOp("cholesky"), {arr(F64, {3, 3}, Spd)});
+  std::vector<double> Lv = values(Chol);
+  // L Lᵀ is Spd, and only the lower triangle was written.
+  std::vector<double> Lt(9);
+  for (int I = 0; I < 3; ++I)
+    for (int J = 0; J < 3; ++J)
+      Lt[size_t(J * 3 + I)] = at(Lv, 3, I, J);
+  expectNear(matmul(Lv, Lt, 3, 3), Spd, 1e-12);
+  for (int I = 0; I < 3; ++I)
+    for (int J = I + 1; J < 3; ++J)
+      EXPECT_EQ(at(Lv, 3, I, J), 0.0);
+  // Upper: Uᵀ U is Spd.
+  std::vector<double> Uv = values(
+      run1(*makeOp("cholesky", {{"lower", AttrValue::boolean(false)}}),
+           {arr(F64, {3, 3}, Spd)}));
+  std::vector<double> Ut(9);
+  for (int I = 0; I < 3; ++I)
+    for (int J = 0; J < 3; ++J)
+      Ut[size_t(J * 3 + I)] = at(Uv, 3, I, J);
+  expectNear(matmul(Ut, Uv, 3, 3), Spd, 1e-12);
+
+  // L in four layouts: as it is, its transpose's transpose (columns
+  // apart), rows padded to 5, and as float32 (copied, converted).
+  NDArray LtArr = arr(F64, {3, 3}, Lt);
+  NDArray LasT = LtArr.view({3, 3}, {LtArr.strides()[1], LtArr.strides()[0]});
+  std::vector<double> Padded(15, 99.0);
+  for (int I = 0; I < 3; ++I)
+    for (int J = 0; J < 3; ++J)
+      Padded[size_t(I * 5 + J)] = at(Lv, 3, I, J);
+  NDArray Pad = arr(F64, {3, 5}, Padded).view({3, 3}, {40, 8});
+  NDArray L32 = Chol.astype(F32);
+  std::vector<double> Cols = {1, 0, -2, 1, 0.5, 3};
+  NDArray BWide = arr(F64, {3, 4}, {1, 9, 0, 9, -2, 9, 1, 9, 0.5, 9, 3, 9});
+  NDArray BStrided = BWide.view({3, 2}, {32, 16});
+  for (bool Trans : {false, true}) {
+    std::vector<double> Op = Trans ? Lt : Lv;
+    OpRef M = makeOp("solve_triangular", {{"trans", num(Trans)}}, 2);
+    OpRef V = makeOp("solve_triangular",
+                     {{"trans", num(Trans)}, {"b_ndim", num(1)}}, 2);
+    for (const NDArray &A : {Chol, LasT, Pad}) {
+      expectNear(matmul(Op, values(run1(*M, {A, arr(F64, {3, 2}, Cols)})), 3,
+                        2),
+                 Cols, 1e-12);
+      expectNear(matmul(Op, values(run1(*M, {A, BStrided})), 3, 2), Cols,
+                 1e-12);
+      expectNear(matmul(Op, values(run1(*V, {A, arr(F64, {3}, Rhs)})), 3, 1),
+                 Rhs, 1e-12);
+    }
+    expectNear(matmul(Op, values(run1(*V, {L32, arr(F32, {3}, Rhs)})), 3, 1),
+               Rhs, 1e-5);
+  }
+  // Upper triangular: Lᵀ as it is and as L's memory read transposed;
+  // then a unit diagonal, the one in memory ignored.
+  OpRef Up = makeOp("solve_triangular",
+                    {{"lower", AttrValue::boolean(false)}, {"b_ndim", num(1)}},
+                    2);
+  NDArray UasT = Chol.view({3, 3}, {Chol.strides()[1], Chol.strides()[0]});
+  for (const NDArray &U : {LtArr, UasT})
+    expectNear(matmul(Lt, values(run1(*Up, {U, arr(F64, {3}, Rhs)})), 3, 1),
+               Rhs, 1e-12);
+  std::vector<double> Unit = Lv;
+  for (int I = 0; I < 3; ++I)
+    Unit[size_t(I * 4)] = 1.0;
+  OpRef UnitOp = makeOp("solve_triangular",
+                        {{"unit_diagonal", AttrValue::boolean(true)},
+                         {"b_ndim", num(1)}},
+                        2);
+  expectNear(matmul(Unit, values(run1(*UnitOp, {Chol, arr(F64, {3}, Rhs)})),
+                    3, 1),
+             Rhs, 1e-12);
+  std::vector<double> Singular = Lv;
+  Singular[4] = 0.0;
+  EXPECT_NE(runError(*makeOp("solve_triangular", {{"b_ndim", num(1)}}, 2),
+                     {arr(F64, {3, 3}, Singular), arr(F64, {3}, Rhs)})
+                .find("singular matrix: resolution failed at diagonal 1"),
+            std::string::npos);
+}
+
 TEST(Lapack, InverseAndDeterminants) {
   std::vector<double> M = {2, -1, 0, 1, 3, 2, 0, 5, -4};
   NDArray A = arr(F64, {3, 3}, M);
