@@ -109,6 +109,12 @@ void registerSoftmaxLowerings();
 void registerGatherLowerings();
 void registerCumulativeLowerings();
 void registerScalarLoopLowering();
+/// The array functions that run as loops with planned outputs
+/// (DiagonalLowering.cpp: diagonal and alloc_diag of a matrix), their
+/// output dims, and their loops.
+bool plansArrayFn(const Apply &N);
+void emitArrayFnDims(ThunkEmitter &E, OutputDims &Dims);
+llvm::Error emitPlannedArrayFn(ThunkEmitter &E);
 
 } // namespace graphjit
 

@@ -98,8 +98,17 @@ void graphjit::registerStructuralLowerings() {
   // matrix of the batch, through gj_compute.
   registerLowering(OpKind::Lapack, Compute);
   // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
-  // way: shapes from values, filled by library loops.
-  registerLowering(OpKind::ArrayFn, Compute);
+  // way: shapes from values, filled by library loops; but the diagonals of
+  // matrices, planned, as loops here (DiagonalLowering.cpp).
+  Lowering ArrayFns = Compute;
+  ArrayFns.Emit = [](ThunkEmitter &E) {
+    return E.Planned ? emitPlannedArrayFn(E) : emitCompute(E);
+  };
+  ArrayFns.EmitOutputDims = emitArrayFnDims;
+  ArrayFns.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
+    return plansArrayFn(N);
+  };
+  registerLowering(OpKind::ArrayFn, ArrayFns);
   // scan (lib/link/ScanOp.cpp): its loop, calling the body's JIT code, is
   // prepare's; compute has nothing left to do.
   registerLowering(OpKind::Scan, Compute);

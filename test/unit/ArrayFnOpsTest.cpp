@@ -235,4 +235,42 @@ TEST(ArrayFn, JitMatchesPerform) {
   expectValues(Out[1], {-1, 0, 0, 5});
 }
 
+// diagonal and alloc_diag of a matrix run as loops with planned outputs:
+// every offset (beyond the matrix too: empty), a transposed and a strided
+// matrix, a non-square one, integers; the same values as perform.
+TEST(ArrayFn, MatrixDiagonalsRunAsLoops) {
+  for (int64_t Offset : {0, 1, 2, -1, -3, 7, -7}) {
+    SCOPED_TRACE(Offset);
+    auto Build = [&](FunctionBuilder &B, std::vector<Variable *> In) {
+      AttrMap A{{"offset", num(Offset)}};
+      B.output(llvm::cantFail(B.apply("diagonal", {In[0]}, A)));
+      B.output(llvm::cantFail(B.apply("diagonal", {In[1]}, A)));
+      B.output(llvm::cantFail(B.apply("alloc_diag", {In[2]}, A)));
+      B.output(llvm::cantFail(B.apply("alloc_diag", {In[3]}, A)));
+    };
+    std::vector<TensorType> Types = {
+        ty(F64, {S("r"), S("c")}), ty(DType::I32, {S("p"), S("q")}),
+        ty(F64, {S("n")}), ty(I64, {S("m")})};
+    Compiled Py = compile(Types, Build, LinkerKind::Py);
+    Compiled C = compile(Types, Build, LinkerKind::C);
+    ASSERT_TRUE(Py.Fn && C.Fn);
+    for (const Apply *N : C.Fn->graph().applies())
+      EXPECT_TRUE(C.Fn->isCompiled(N->id())) << N->displayName();
+    NDArray Wide = iota(F64, {4, 10});
+    // A 4 x 5 view taking every other column, and its transpose.
+    NDArray Strided = Wide.view({4, 5}, {Wide.strides()[0], 16});
+    NDArray Transposed = Strided.view({5, 4}, {16, Wide.strides()[0]});
+    NDArray Ints = iota(DType::I32, {3, 6});
+    NDArray Vec = iota(F64, {10}).view({5}, {16});
+    for (const NDArray &M : {Strided, Transposed}) {
+      std::vector<NDArray> Args = {M, Ints, Vec, iota(I64, {3})};
+      auto Want = Py.Fn->call(Args);
+      auto Got = C.Fn->call(Args);
+      ASSERT_TRUE(Want && Got);
+      for (size_t I = 0; I < Want->size(); ++I)
+        EXPECT_TRUE(sameBits((*Want)[I], (*Got)[I])) << "output " << I;
+    }
+  }
+}
+
 } // namespace
