@@ -89,10 +89,10 @@ Error emitDiagonal(ThunkEmitter &E) {
 
 } // namespace
 
-bool graphjit::plansArrayFn(const Apply &N) { return isMatrixDiagonal(N); }
+bool graphjit::plansDiagonal(const Apply &N) { return isMatrixDiagonal(N); }
 
-void graphjit::emitArrayFnDims(ThunkEmitter &E, OutputDims &Dims) {
+void graphjit::emitPlannedDiagonalDims(ThunkEmitter &E, OutputDims &Dims) {
   emitDiagonalDims(E, Dims);
 }
 
-Error graphjit::emitPlannedArrayFn(ThunkEmitter &E) { return emitDiagonal(E); }
+Error graphjit::emitPlannedDiagonal(ThunkEmitter &E) { return emitDiagonal(E); }

@@ -109,12 +109,16 @@ void registerSoftmaxLowerings();
 void registerGatherLowerings();
 void registerCumulativeLowerings();
 void registerScalarLoopLowering();
-/// The array functions that run as loops with planned outputs
-/// (DiagonalLowering.cpp: diagonal and alloc_diag of a matrix), their
-/// output dims, and their loops.
-bool plansArrayFn(const Apply &N);
-void emitArrayFnDims(ThunkEmitter &E, OutputDims &Dims);
-llvm::Error emitPlannedArrayFn(ThunkEmitter &E);
+/// The array functions that run as loops with planned outputs, their
+/// output dims, and their loops: diagonal and alloc_diag of a matrix
+/// (DiagonalLowering.cpp), and the gather and scatter of integer arrays on
+/// the leading axes (AdvancedIndexLowering.cpp).
+bool plansDiagonal(const Apply &N);
+void emitPlannedDiagonalDims(ThunkEmitter &E, OutputDims &Dims);
+llvm::Error emitPlannedDiagonal(ThunkEmitter &E);
+bool plansAdvancedIndex(const Apply &N);
+void emitPlannedAdvancedIndexDims(ThunkEmitter &E, OutputDims &Dims);
+llvm::Error emitPlannedAdvancedIndex(ThunkEmitter &E);
 
 } // namespace graphjit
 

@@ -99,14 +99,23 @@ void graphjit::registerStructuralLowerings() {
   registerLowering(OpKind::Lapack, Compute);
   // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
   // way: shapes from values, filled by library loops; but the diagonals of
-  // matrices, planned, as loops here (DiagonalLowering.cpp).
+  // matrices and the gathers and scatters on leading axes, planned, as
+  // loops here (DiagonalLowering.cpp, AdvancedIndexLowering.cpp).
   Lowering ArrayFns = Compute;
   ArrayFns.Emit = [](ThunkEmitter &E) {
-    return E.Planned ? emitPlannedArrayFn(E) : emitCompute(E);
+    if (!E.Planned)
+      return emitCompute(E);
+    return plansDiagonal(E.Node) ? emitPlannedDiagonal(E)
+                                 : emitPlannedAdvancedIndex(E);
   };
-  ArrayFns.EmitOutputDims = emitArrayFnDims;
+  ArrayFns.EmitOutputDims = [](ThunkEmitter &E, OutputDims &Dims) {
+    if (plansDiagonal(E.Node))
+      emitPlannedDiagonalDims(E, Dims);
+    else
+      emitPlannedAdvancedIndexDims(E, Dims);
+  };
   ArrayFns.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
-    return plansArrayFn(N);
+    return plansDiagonal(N) || plansAdvancedIndex(N);
   };
   registerLowering(OpKind::ArrayFn, ArrayFns);
   // scan (lib/link/ScanOp.cpp): its loop, calling the body's JIT code, is

@@ -273,4 +273,63 @@ TEST(ArrayFn, MatrixDiagonalsRunAsLoops) {
   }
 }
 
+// advanced_subtensor and advanced_inc_subtensor with integer arrays on the
+// leading axes run as loops with planned outputs: broadcast index arrays,
+// negative and repeated indices (np.add.at counts each), int32 and int64,
+// trailing axes copied whole, y broadcast, set; the same values and the
+// same errors (out of bounds, shapes) as perform.
+TEST(ArrayFn, LeadingIntegerIndicesRunAsLoops) {
+  auto Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    AttrMap Two{{"pattern", AttrValue::intList({0, 1})}};
+    AttrMap One{{"pattern", AttrValue::intList({0})}};
+    B.output(llvm::cantFail(
+        B.apply("advanced_subtensor", {In[0], In[1], In[2]}, Two)));
+    B.output(llvm::cantFail(B.apply("advanced_subtensor", {In[3], In[1]}, One)));
+    B.output(llvm::cantFail(B.apply("advanced_inc_subtensor",
+                                    {In[0], In[4], In[1], In[2]}, Two)));
+    AttrMap SetTwo = Two;
+    SetTwo["set"] = AttrValue::boolean(true);
+    B.output(llvm::cantFail(B.apply("advanced_inc_subtensor",
+                                    {In[3], In[5], In[1]}, One)));
+    B.output(llvm::cantFail(B.apply("advanced_inc_subtensor",
+                                    {In[0], In[4], In[1], In[2]}, SetTwo)));
+  };
+  std::vector<TensorType> Types = {
+      ty(F64, {S("r"), S("c")}),          ty(I64, {S("p"), K(1)}),
+      ty(DType::I32, {S("q")}),           ty(F64, {S("r"), S("c"), K(2)}),
+      ty(F64, {S("q")}),                  ty(F64, {K(1), K(2)})};
+  Compiled Py = compile(Types, Build, LinkerKind::Py);
+  Compiled C = compile(Types, Build, LinkerKind::C);
+  ASSERT_TRUE(Py.Fn && C.Fn);
+  for (const Apply *N : C.Fn->graph().applies())
+    EXPECT_TRUE(C.Fn->isCompiled(N->id())) << N->displayName();
+  NDArray X = iota(F64, {4, 3}), T3 = iota(F64, {4, 3, 2});
+  auto Run = [&](NDArray Rows, NDArray Cols, NDArray Y) {
+    std::vector<NDArray> Args = {X, Rows, Cols, T3, Y,
+                                 arr(F64, {1, 2}, {10, 20})};
+    auto Want = Py.Fn->call(Args);
+    auto Got = C.Fn->call(Args);
+    if (!Want || !Got) {
+      ASSERT_FALSE(Want) << "only c failed: " << llvm::toString(Got.takeError());
+      ASSERT_FALSE(Got);
+      EXPECT_EQ(llvm::toString(Want.takeError()),
+                llvm::toString(Got.takeError()));
+      return;
+    }
+    for (size_t I = 0; I < Want->size(); ++I)
+      EXPECT_TRUE(sameBits((*Want)[I], (*Got)[I])) << "output " << I;
+  };
+  // Rows (3, 1) against columns (3,): a 3 x 3 pick, negatives, repeats.
+  Run(arr(I64, {3, 1}, {0, -1, 0}), arr(DType::I32, {3}, {2, -3, 2}),
+      arr(F64, {3}, {1, 2, 3}));
+  // y broadcast from one element.
+  Run(arr(I64, {2, 1}, {3, 1}), arr(DType::I32, {1}, {1}),
+      arr(F64, {1}, {5}));
+  // Out of bounds, each way; y that does not broadcast.
+  Run(arr(I64, {1, 1}, {4}), arr(DType::I32, {1}, {0}), arr(F64, {1}, {1}));
+  Run(arr(I64, {1, 1}, {0}), arr(DType::I32, {1}, {-4}), arr(F64, {1}, {1}));
+  Run(arr(I64, {2, 1}, {0, 1}), arr(DType::I32, {3}, {0, 1, 2}),
+      arr(F64, {2}, {1, 2}));
+}
+
 } // namespace
