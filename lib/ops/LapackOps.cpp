@@ -383,12 +383,14 @@ private:
     const char *Base = A.data() + batchOffset(B, 0, Flat);
     ATransposed = false;
     const DType Own = std::is_same_v<T, float> ? DType::F32 : DType::F64;
+    // BLAS takes Lda as an int.
+    const int64_t MaxLd = int64_t(std::numeric_limits<int>::max()) * Size;
     if (A.dtype() == Own && N > 0) {
-      if (CS == Size && RS % Size == 0 && RS >= N * Size) {
+      if (CS == Size && RS % Size == 0 && RS >= N * Size && RS <= MaxLd) {
         Lda = RS / Size;
         return reinterpret_cast<const T *>(Base);
       }
-      if (RS == Size && CS % Size == 0 && CS >= N * Size) {
+      if (RS == Size && CS % Size == 0 && CS >= N * Size && CS <= MaxLd) {
         Lda = CS / Size;
         ATransposed = true;
         return reinterpret_cast<const T *>(Base);

@@ -92,7 +92,9 @@ Error ScalarLoopOp::prepare(llvm::ArrayRef<NDArray> In,
   Expected<Shape> S = broadcastShapes(Shapes);
   if (!S)
     return S.takeError();
-  if (!Until)
+  // Only the counts of elements that loop: an empty output runs none (as
+  // PyTensor's Elemwise, which never calls the ScalarLoop then).
+  if (!Until && numElementsOf(*S) > 0)
     for (int64_t I = 0, E = In[0].numElements(); I < E; ++I)
       if (In[0].getInt(I) < 0)
         return opError("ValueError: ScalarLoop does not have a termination "

@@ -118,6 +118,13 @@ def test_constant_masks_and_row_indices_run_as_gathers():
     for f in fs:
         with pytest.raises(IndexError):
             f(np.zeros(7), np.zeros((4, 3)), np.array([0, 4]))
+    # A new axis before the mask (the mask's axis is then not x's static
+    # one: the run-time nonzero keeps NumPy's check).
+    x34 = pt.tensor("x34", shape=(3, 4), dtype="float64")
+    m3 = np.array([True, False, True])
+    g = pytensor.function([x34], x34[None, m3], mode="GRAPHJIT")
+    v34 = RNG.normal(size=(3, 4))
+    np.testing.assert_array_equal(g(v34), v34[None, m3])
     # A mask whose length the type leaves open keeps the run-time check.
     v = pt.dvector("v")
     f = pytensor.function([v], v[mask] * 2, mode="GRAPHJIT")

@@ -303,6 +303,10 @@ def test_scalar_loop_is_one_apply_with_each_elements_loop():
     with pytest.raises(ValueError, match="termination condition"):
         f(np.array([2, -1, 0, 0, 0]), xv, 0.5)
     np.testing.assert_array_equal(f(nv, xv, 0.5)[0], want_x)
+    # No element, no loop: a negative count there is no error (PyTensor's
+    # Elemwise never runs the ScalarLoop on an empty output).
+    for got in f(np.array([-1]), np.zeros(0), 0.5):
+        assert got.shape == (0,)
 
 
 def test_scalar_loop_with_an_integer_power_runs_as_a_scan():

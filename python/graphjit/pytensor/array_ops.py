@@ -188,12 +188,15 @@ def _pattern(t, node, first, x):
     for e in entries:
         if getattr(getattr(e, "type", None), "dtype", "") == "bool":
             # x[mask] is x[mask.nonzero()]: one array per dim of the mask,
-            # after checking the mask's shape against x's there.
-            like = t._value(node.inputs[0])
+            # after checking the mask's shape against x's there (x with its
+            # new axes, which axis counts).
+            new_axes = any(a is None for a in advanced_entries(node, first))
+            like = x if new_axes else t._value(node.inputs[0])
             rank = e.type.ndim
             if rank == 0:
                 raise Unsupported("a 0-d boolean index")
-            parts = _constant_mask_indices(t, e, node.inputs[0], axis)
+            parts = None if new_axes else \
+                _constant_mask_indices(t, e, node.inputs[0], axis)
             if parts is None:
                 parts = t.apply("nonzero", [t._value(e), like], axis=axis,
                                 rank=rank)
