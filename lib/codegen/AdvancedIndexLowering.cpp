@@ -77,19 +77,6 @@ SmallVector<Value *, 8> indexDims(ThunkEmitter &E, unsigned R, Value *&Ok) {
   return Dims;
 }
 
-/// Continues where Ok holds; elsewhere the thunk returns gj_compute's code
-/// (compute() words the error: the scatter's prepare() checks nothing).
-void computeUnless(ThunkEmitter &E, Value *Ok) {
-  IRBuilder<> &B = E.B;
-  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
-  BasicBlock *Bad = BasicBlock::Create(E.ctx(), "to.compute", Thunk);
-  BasicBlock *Good = BasicBlock::Create(E.ctx(), "checked", Thunk);
-  B.CreateCondBr(Ok, Good, Bad);
-  B.SetInsertPoint(Bad);
-  B.CreateRet(E.callNodeEntry("gj_compute"));
-  B.SetInsertPoint(Good);
-}
-
 void emitAdvancedIndexDims(ThunkEmitter &E, OutputDims &Dims) {
   const Apply &N = E.Node;
   const Variable *X = N.inputs()[0];
@@ -131,10 +118,7 @@ void forEachPick(ThunkEmitter &E, ArrayRef<Value *> IndexDims,
       Value *V = E.convert(
           E.loadElement(Types[J], advance(E, Bases[J], At, Steps[J])),
           Types[J], DType::I64);
-      computeUnless(E, B.CreateAnd(B.CreateICmpSGE(V, B.CreateNeg(Lens[J])),
-                                   B.CreateICmpSLT(V, Lens[J])));
-      Value *Row = B.CreateSelect(B.CreateICmpSLT(V, E.constI64(0)),
-                                  B.CreateAdd(V, Lens[J]), V);
+      Value *Row = checkedIndex(E, V, Lens[J]);
       Off = B.CreateAdd(Off, B.CreateMul(Row, Strides[J]));
     }
     Body(Off, At);
@@ -181,7 +165,7 @@ Error emitAdvancedIndex(ThunkEmitter &E) {
     Ok = B.CreateAnd(Ok, B.CreateOr(IsOne, B.CreateICmpEQ(D, To)));
     YStrides.push_back(B.CreateSelect(IsOne, E.constI64(0), Y.Strides[I]));
   }
-  computeUnless(E, Ok);
+  computeUnless(E, Ok); // the scatter's prepare() checks nothing
   emitCopy(E, X.Dims, Out.Data, Out.Strides, T, X.Data, X.Strides, T);
   forEachPick(
       E, IndexDims, Lens, ArrayRef(Out.Strides).take_front(K),

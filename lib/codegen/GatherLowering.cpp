@@ -19,25 +19,13 @@ using namespace llvm;
 namespace {
 
 // The row of x that index I of idx picks, as a non-negative row number; an
-// index outside [-len, len) branches to the slow path, which returns from
-// the thunk with gj_compute's code.
+// index outside [-len, len) returns from the thunk with gj_compute's code.
 Value *pickedRow(ThunkEmitter &E, const ArrayValues &Idx, DType IdxT,
                  Value *Len, Value *I) {
-  IRBuilder<> &B = E.B;
   Value *J = E.convert(E.loadElement(IdxT, E.offset(Idx.Data, I,
                                                     Idx.Strides[0])),
                        IdxT, DType::I64);
-  Value *InRange = B.CreateAnd(B.CreateICmpSGE(J, B.CreateNeg(Len)),
-                               B.CreateICmpSLT(J, Len));
-  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
-  BasicBlock *Bad = BasicBlock::Create(E.ctx(), "index.out.of.range", Thunk);
-  BasicBlock *Good = BasicBlock::Create(E.ctx(), "index.ok", Thunk);
-  B.CreateCondBr(InRange, Good, Bad);
-  B.SetInsertPoint(Bad);
-  B.CreateRet(E.callNodeEntry("gj_compute"));
-  B.SetInsertPoint(Good);
-  return B.CreateSelect(B.CreateICmpSLT(J, B.getInt64(0)),
-                        B.CreateAdd(J, Len), J, "row");
+  return checkedIndex(E, J, Len);
 }
 
 Error emitTake(ThunkEmitter &E) {

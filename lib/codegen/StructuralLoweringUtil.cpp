@@ -272,3 +272,25 @@ void graphjit::emitBroadcastDims(ThunkEmitter &E,
   }
   E.failUnless(Ok, "broadcasts");
 }
+
+void graphjit::computeUnless(ThunkEmitter &E, Value *Ok, const Twine &BadName,
+                             const Twine &GoodName) {
+  IRBuilder<> &B = E.B;
+  llvm::Function *Thunk = B.GetInsertBlock()->getParent();
+  BasicBlock *Bad = BasicBlock::Create(E.ctx(), BadName, Thunk);
+  BasicBlock *Good = BasicBlock::Create(E.ctx(), GoodName, Thunk);
+  B.CreateCondBr(Ok, Good, Bad);
+  B.SetInsertPoint(Bad);
+  B.CreateRet(E.callNodeEntry("gj_compute"));
+  B.SetInsertPoint(Good);
+}
+
+Value *graphjit::checkedIndex(ThunkEmitter &E, Value *V, Value *Len) {
+  IRBuilder<> &B = E.B;
+  computeUnless(E,
+                B.CreateAnd(B.CreateICmpSGE(V, B.CreateNeg(Len)),
+                            B.CreateICmpSLT(V, Len)),
+                "index.out.of.range", "index.ok");
+  return B.CreateSelect(B.CreateICmpSLT(V, B.getInt64(0)),
+                        B.CreateAdd(V, Len), V, "index");
+}

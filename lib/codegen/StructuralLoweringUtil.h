@@ -34,6 +34,15 @@ llvm::Value *advance(ThunkEmitter &E, llvm::Value *Base,
 llvm::AllocaInst *entryAlloca(ThunkEmitter &E, llvm::Type *T,
                               const llvm::Twine &Name);
 
+/// Continues where Ok holds; elsewhere (block Bad) the thunk returns
+/// gj_compute's code (compute() redoes the Apply and words its error, as
+/// NumPy does).
+void computeUnless(ThunkEmitter &E, llvm::Value *Ok,
+                   const llvm::Twine &Bad = "to.compute",
+                   const llvm::Twine &Good = "checked");
+/// Index V (an i64) checked to lie in [-Len, Len) (else computeUnless's
+/// path: NumPy's IndexError), as a position from 0.
+llvm::Value *checkedIndex(ThunkEmitter &E, llvm::Value *V, llvm::Value *Len);
 /// Emits `if (Cond) Then();`, leaving the builder after it.
 void emitIf(ThunkEmitter &E, llvm::Value *Cond,
             llvm::function_ref<void()> Then);

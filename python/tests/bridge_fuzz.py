@@ -87,8 +87,8 @@ class Case:
     def step(self):
         rng = self.rng
         kind = rng.choice(["unary", "binary", "reduce", "index", "inc",
-                           "linalg", "shape"],
-                          p=[.25, .25, .1, .13, .1, .07, .1])
+                           "linalg", "shape", "scan"],
+                          p=[.23, .23, .1, .13, .1, .07, .08, .06])
         x, shape = self.pick()
         try:
             out = getattr(self, "_" + kind)(x, shape)
@@ -199,8 +199,43 @@ class Case:
         return pt.expand_dims(x, 0), (1,) + shape
 
 
+    def _scan(self, x, shape):
+        """A recurrence over x's first axis (its gradient a scan too when
+        the case takes gradients): every value, or the last."""
+        from pytensor import scan
+        if not shape or shape[0] == 0:
+            raise _Skip
+        rng = self.rng
+        # x's dtype (a float32 case's values may have become float64).
+        a = pt.constant(rng.uniform(0.2, 0.9), dtype=x.dtype)
+        forms = {
+            "h*a+tanh(x)": lambda xt, h: h * a + pt.tanh(xt),
+            "h+x*h": lambda xt, h: h + xt * pt.tanh(h) * a,
+            "exp(-h^2)+x": lambda xt, h: pt.exp(-pt.sqr(h)) + xt,
+        }
+        name = rng.choice(sorted(forms))
+        init = pt.zeros(shape[1:], dtype=x.dtype) + 0.5
+
+        def step(xt, h):
+            return pt.cast(forms[name](xt, h), x.dtype)
+
+        try:  # PyTensor 3 returns the updates only when asked; 2.38 always
+            h = scan(step, sequences=[x], outputs_info=[init],
+                     return_updates=False)
+        except TypeError:
+            h, _ = scan(step, sequences=[x], outputs_info=[init])
+        except ValueError:  # a graph scan refuses to build: not a case
+            raise _Skip from None
+        if rng.random() < 0.5:
+            self.text.append("scan(%s)" % name)
+            return h, shape
+        self.text.append("scan(%s)[-1]" % name)
+        return h[-1], shape[1:]
+
+
 class _Skip(Exception):
     pass
+
 
 
 def make_case(seed):

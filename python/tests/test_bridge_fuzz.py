@@ -14,3 +14,11 @@ def test_random_graphs_agree_with_pytensor(start):
     failures = [m for m in map(bridge_fuzz.run_case, range(start, start + 50))
                 if m]
     assert not failures, "\n".join(failures)
+
+
+def test_seeds_that_found_bugs():
+    """Seed 11357: a scan, its gradient scan and a fused Composite whose
+    spelling repeats shared subexpressions; spelling it took 7 GB and 20 s
+    before spellings were capped (scalar_ops.SPELLING_CAP)."""
+    failures = [m for m in map(bridge_fuzz.run_case, [11357]) if m]
+    assert not failures, "\n".join(failures)

@@ -175,6 +175,19 @@ def _power_as_product(base, base_dtype, out_dtype, k, constant_input):
     return base if k == 1 else "(" + " * ".join([base] * k) + ")"
 
 
+# graphjit's composite refuses a spelling longer than this; a longer one is
+# replaced by a placeholder of this length plus one (never emitted: every
+# caller falls back on a spelling that long). Spellings repeat shared
+# subexpressions, so without the cap a deep gradient's would grow
+# exponentially (a scan's gradient took 7 GB to spell).
+SPELLING_CAP = 65536
+_TOO_LONG = "?" * (SPELLING_CAP + 1)
+
+
+def _capped(e):
+    return e if len(e) <= SPELLING_CAP else _TOO_LONG
+
+
 def _expressions(fgraph, inputs, constant_input, given=None, outputs=None):
     """fgraph's outputs (or `outputs`) as expressions of `inputs` (one text
     per input) and of the inner values `given` spells. A Composite inside
@@ -200,7 +213,7 @@ def _expressions(fgraph, inputs, constant_input, given=None, outputs=None):
         if type(node.op).__name__ == "Composite":
             for out, e in zip(node.outputs, _expressions(
                     node.op.fgraph, args, constant_input)):
-                text[out] = e
+                text[out] = _capped(e)
             continue
         if len(node.outputs) != 1:
             raise Unsupported("the scalar op %s, of %d outputs"
@@ -233,6 +246,6 @@ def _expressions(fgraph, inputs, constant_input, given=None, outputs=None):
             # PyTensor's upcasts differ from NumPy's now and then: say them.
             if natural_dtype(name, in_dtypes) != out_dtype:
                 e = "Cast{%s}(%s)" % (out_dtype, e)
-        text[node.outputs[0]] = e
+        text[node.outputs[0]] = _capped(e)
     return [operand(o) for o in (fgraph.outputs if outputs is None
                                  else outputs)]
