@@ -20,12 +20,6 @@ void spotrs_(const char *, const int *, const int *, const float *,
              const int *, float *, const int *, int *, size_t);
 void dpotrs_(const char *, const int *, const int *, const double *,
              const int *, double *, const int *, int *, size_t);
-void strtrs_(const char *, const char *, const char *, const int *,
-             const int *, const float *, const int *, float *, const int *,
-             int *, size_t, size_t, size_t);
-void dtrtrs_(const char *, const char *, const char *, const int *,
-             const int *, const double *, const int *, double *, const int *,
-             int *, size_t, size_t, size_t);
 void sgesv_(const int *, const int *, float *, const int *, int *, float *,
             const int *, int *);
 void dgesv_(const int *, const int *, double *, const int *, int *, double *,
@@ -55,7 +49,6 @@ template <typename T> struct Routines;
 template <> struct Routines<float> {
   static constexpr auto potrf = spotrf_;
   static constexpr auto potrs = spotrs_;
-  static constexpr auto trtrs = strtrs_;
   static constexpr auto gesv = sgesv_;
   static constexpr auto posv = sposv_;
   static constexpr auto sysv = ssysv_;
@@ -67,7 +60,6 @@ template <> struct Routines<float> {
 template <> struct Routines<double> {
   static constexpr auto potrf = dpotrf_;
   static constexpr auto potrs = dpotrs_;
-  static constexpr auto trtrs = dtrtrs_;
   static constexpr auto gesv = dgesv_;
   static constexpr auto posv = dposv_;
   static constexpr auto sysv = dsysv_;
@@ -81,27 +73,6 @@ char uplo(bool Lower) { return Lower ? 'L' : 'U'; }
 int leading(int N) { return N > 0 ? N : 1; }
 
 } // namespace
-
-template <typename T> int lapack::cholesky(int N, T *A, bool Lower) {
-  int Info = 0, Ld = leading(N);
-  char U = uplo(Lower);
-  Routines<T>::potrf(&U, &N, A, &Ld, &Info, 1);
-  // potrf leaves the other triangle as it was: SciPy zeroes it.
-  for (int J = 0; J < N; ++J)
-    for (int I = 0; I < N; ++I)
-      if (Lower ? I < J : I > J)
-        A[I + size_t(J) * N] = T(0);
-  return Info;
-}
-
-template <typename T>
-int lapack::solveTriangular(int N, int NRhs, const T *A, T *B, bool Lower,
-                            bool Transposed, bool UnitDiagonal) {
-  int Info = 0, Ld = leading(N);
-  char U = uplo(Lower), Tr = Transposed ? 'T' : 'N', D = UnitDiagonal ? 'U' : 'N';
-  Routines<T>::trtrs(&U, &Tr, &D, &N, &NRhs, A, &Ld, B, &Ld, &Info, 1, 1, 1);
-  return Info;
-}
 
 template <typename T> int lapack::choleskyRowMajor(int N, T *A, bool Lower) {
   // Row-major A is A^T column-major: its lower triangle is the upper one
@@ -191,12 +162,9 @@ int lapack::inverseFromLU(int N, T *A, const std::vector<int> &Pivots) {
 }
 
 #define GRAPHJIT_LAPACK_INSTANTIATE(T)                                         \
-  template int lapack::cholesky<T>(int, T *, bool);                            \
   template int lapack::choleskyRowMajor<T>(int, T *, bool);                    \
   template int lapack::solveTriangularRowMajor<T>(                             \
       int, int, const T *, int64_t, bool, T *, bool, bool, bool);              \
-  template int lapack::solveTriangular<T>(int, int, const T *, T *, bool,      \
-                                          bool, bool);                         \
   template int lapack::solve<T>(int, int, T *, T *, int, bool,                 \
                                 std::vector<int> &);                           \
   template int lapack::choleskySolve<T>(int, int, const T *, T *, bool);       \

@@ -17,19 +17,9 @@
 namespace graphjit {
 namespace lapack {
 
-/// Column-major n×n A is overwritten by its Cholesky factor in the Lower or
-/// upper triangle; the other triangle is zeroed. LAPACK's info: 0, or k > 0
-/// when the k-th leading minor is not positive definite.
-template <typename T> int cholesky(int N, T *A, bool Lower);
-
-/// Solves op(A) X = B in place in B (n×nrhs, column-major); A triangular.
-/// info k > 0: A(k,k) is zero (singular).
-template <typename T>
-int solveTriangular(int N, int NRhs, const T *A, T *B, bool Lower,
-                    bool Transposed, bool UnitDiagonal);
-
-/// The same two on row-major (C-order) matrices, with no copy: a row-major
-/// matrix is its transpose to LAPACK, so the triangles swap.
+/// The Cholesky factor and the triangular solve on row-major (C-order)
+/// matrices, with no copy: a row-major matrix is its transpose to LAPACK,
+/// so the triangles swap.
 /// choleskyRowMajor factors A (contiguous, n×n) in place; only the Lower
 /// (or upper) triangle is read, the other is zeroed. Same info.
 template <typename T> int choleskyRowMajor(int N, T *A, bool Lower);
