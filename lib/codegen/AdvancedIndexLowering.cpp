@@ -25,14 +25,10 @@ using namespace llvm;
 
 namespace {
 
-const ArrayFnParams &paramsOf(const Apply &N) {
-  return cast<ArrayFnOp>(N.op()).params();
-}
-
 /// The first index input: 1 for the gather (x, i...), 2 for the scatter
 /// (x, y, i...).
 unsigned firstIndex(const Apply &N) {
-  return paramsOf(N).Fn == ArrayFn::AdvancedSubtensor ? 1 : 2;
+  return arrayFnParams(N.op()).Fn == ArrayFn::AdvancedSubtensor ? 1 : 2;
 }
 
 /// The rank of the broadcast index arrays.
@@ -80,7 +76,7 @@ SmallVector<Value *, 8> indexDims(ThunkEmitter &E, unsigned R, Value *&Ok) {
 void emitAdvancedIndexDims(ThunkEmitter &E, OutputDims &Dims) {
   const Apply &N = E.Node;
   const Variable *X = N.inputs()[0];
-  if (paramsOf(N).Fn == ArrayFn::AdvancedIncSubtensor) {
+  if (arrayFnParams(N.op()).Fn == ArrayFn::AdvancedIncSubtensor) {
     for (unsigned D = 0; D < X->type().rank(); ++D)
       Dims[0].push_back(E.dim(X, D));
     return;
@@ -128,7 +124,7 @@ void forEachPick(ThunkEmitter &E, ArrayRef<Value *> IndexDims,
 Error emitAdvancedIndex(ThunkEmitter &E) {
   const Apply &N = E.Node;
   IRBuilder<> &B = E.B;
-  const bool Gather = paramsOf(N).Fn == ArrayFn::AdvancedSubtensor;
+  const bool Gather = arrayFnParams(N.op()).Fn == ArrayFn::AdvancedSubtensor;
   const unsigned K = N.inputs().size() - firstIndex(N), R = indexRank(N);
   const Variable *XV = N.inputs()[0], *OutV = N.output(0);
   const DType T = OutV->type().Dtype;
@@ -150,7 +146,7 @@ Error emitAdvancedIndex(ThunkEmitter &E) {
   }
   // The scatter: x copied, then y (broadcast to B's dims and x's rest,
   // right-aligned) added or stored at each pick.
-  const bool Set = paramsOf(N).Set;
+  const bool Set = arrayFnParams(N.op()).Set;
   const Variable *YV = N.inputs()[1];
   ArrayValues Y = loadArray(E, YV);
   Value *Ok;
@@ -195,7 +191,7 @@ Error emitAdvancedIndex(ThunkEmitter &E) {
 } // namespace
 
 bool graphjit::plansAdvancedIndex(const Apply &N) {
-  const ArrayFnParams &P = paramsOf(N);
+  const ArrayFnParams &P = arrayFnParams(N.op());
   if (P.Fn != ArrayFn::AdvancedSubtensor &&
       P.Fn != ArrayFn::AdvancedIncSubtensor)
     return false;

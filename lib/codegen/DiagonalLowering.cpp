@@ -22,13 +22,9 @@ using namespace llvm;
 
 namespace {
 
-const ArrayFnParams &paramsOf(const Apply &N) {
-  return cast<ArrayFnOp>(N.op()).params();
-}
-
 /// Whether N is a diagonal of a matrix or an alloc_diag of a vector.
 bool isMatrixDiagonal(const Apply &N) {
-  const ArrayFnParams &P = paramsOf(N);
+  const ArrayFnParams &P = arrayFnParams(N.op());
   unsigned Rank = N.inputs()[0]->type().rank();
   if (P.Axis1 != 0 || P.Axis2 != 1)
     return false;
@@ -41,7 +37,7 @@ int64_t positivePart(int64_t V) { return V > 0 ? V : 0; }
 
 void emitDiagonalDims(ThunkEmitter &E, OutputDims &Dims) {
   const Apply &N = E.Node;
-  const ArrayFnParams &P = paramsOf(N);
+  const ArrayFnParams &P = arrayFnParams(N.op());
   IRBuilder<> &B = E.B;
   const Variable *X = N.inputs()[0];
   if (P.Fn == ArrayFn::AllocDiag) {
@@ -60,7 +56,7 @@ void emitDiagonalDims(ThunkEmitter &E, OutputDims &Dims) {
 
 Error emitDiagonal(ThunkEmitter &E) {
   const Apply &N = E.Node;
-  const ArrayFnParams &P = paramsOf(N);
+  const ArrayFnParams &P = arrayFnParams(N.op());
   IRBuilder<> &B = E.B;
   const Variable *In = N.inputs()[0], *Out = N.output(0);
   DType T = Out->type().Dtype;

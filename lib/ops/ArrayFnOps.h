@@ -12,6 +12,7 @@
 #define GRAPHJIT_OPS_ARRAYFNOPS_H
 
 #include "ComputedOp.h"
+#include "llvm/Support/Casting.h"
 #include <optional>
 #include <vector>
 
@@ -81,6 +82,11 @@ public:
 private:
   ArrayFnParams P;
 };
+
+/// The parameters of O, an ArrayFnOp.
+inline const ArrayFnParams &arrayFnParams(const Op &O) {
+  return llvm::cast<ArrayFnOp>(O).params();
+}
 
 /// The graph format's name of F: "alloc_to", "arange", ...
 llvm::StringRef arrayFnFormatName(ArrayFn F);
