@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,6 +24,7 @@ struct Ring {
   unsigned Thread;
   uint64_t Generation;
   std::string Device; // A device's ring (written under the lock).
+  std::string ThreadName; // The OS's name of a host ring's thread.
 };
 
 void push(gj_trace_ring &R, const gj_trace_slot &S) {
@@ -73,10 +75,24 @@ Ring &addRing(Registry &R, std::vector<std::unique_ptr<Ring>> &List) {
   return *List.back();
 }
 
+// The calling thread's name where the OS keeps one (a sampler's chain
+// threads may be named), else empty.
+std::string currentThreadName() {
+#if defined(__linux__)
+  char Name[16] = {0};
+  if (pthread_getname_np(pthread_self(), Name, sizeof(Name)) == 0)
+    return Name;
+#endif
+  return "";
+}
+
 LLVM_ATTRIBUTE_NOINLINE Ring *registerThread() {
+  std::string Name = currentThreadName();
   Registry &R = registry();
   std::lock_guard<std::mutex> Guard(R.Lock);
-  return Mine = &addRing(R, R.Rings);
+  Mine = &addRing(R, R.Rings);
+  Mine->ThreadName = std::move(Name);
+  return Mine;
 }
 
 } // namespace
@@ -157,6 +173,7 @@ std::vector<ThreadTrace> TraceRuntime::snapshot() {
     ThreadTrace T;
     T.Thread = Ring.Thread;
     T.Device = Ring.Device;
+    T.Name = Ring.ThreadName;
     const gj_trace_ring &A = Ring.Abi;
     uint64_t Kept = std::min(A.written, A.capacity);
     T.Dropped = A.written - Kept;

@@ -35,6 +35,7 @@ struct TraceSlice {
 struct ThreadTrace {
   unsigned Thread = 0; ///< In order of the threads' first slice, from 1.
   std::string Device;  ///< Non-empty: a device's track (Thread counts those).
+  std::string Name;    ///< The OS's name of a host thread, or empty.
   std::vector<TraceSlice> Slices;
   uint64_t Dropped = 0; ///< Older slices the ring overwrote.
 };

@@ -163,6 +163,13 @@ public:
   /// Where this function reports its profile (Theano's f.profile), or null
   /// when it is not profiled: `F->profile()->summary(llvm::outs())`.
   ProfileStats *profile() const { return Stats.get(); }
+  /// Names the model terms Apply ApplyId works for in the profile
+  /// (ApplyProfile::Terms; several: shared), Gradient when it computes
+  /// their gradient: the report's "Time by model variable" (graphjit.pymc
+  /// sets them from the model). An error for an Apply the function does
+  /// not have; nothing when it is not profiled.
+  llvm::Error setApplyTerms(unsigned ApplyId, std::vector<std::string> Terms,
+                            bool Gradient);
 
   /// Checks the inputs against the function's input types and returns the
   /// sizes of the symbolic dims: those in Given, and those the inputs bind

@@ -142,6 +142,14 @@ struct ApplyProfile {
   /// time for it, read from its timers after each call.
   bool OnDevice = false;
 
+  /// The terms of a sum the function computes that this Apply works for
+  /// (a PyMC model's random variables and Potentials, each a term of its
+  /// log-density; Function::setApplyTerms): one, or several when shared;
+  /// empty when unknown. Gradient: it computes the gradient, not the value.
+  /// The report's "Time by model variable" section sums them.
+  std::vector<std::string> Terms;
+  bool Gradient = false;
+
   /// The first call's time, apart (it pays page faults and warm-up),
   /// whether or not Seconds includes it; and the steady state's
   /// distribution when it was recorded.

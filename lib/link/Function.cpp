@@ -160,6 +160,17 @@ void Function::attachLoopBodies() {
   }
 }
 
+llvm::Error Function::setApplyTerms(unsigned ApplyId,
+                                    std::vector<std::string> Terms,
+                                    bool Gradient) {
+  if (ApplyId >= ById.size() || !ById[ApplyId])
+    return llvm::createStringError("setApplyTerms: the function has no Apply " +
+                                   std::to_string(ApplyId));
+  if (Profiler)
+    Profiler->setTerms(ApplyId, std::move(Terms), Gradient);
+  return llvm::Error::success();
+}
+
 bool Function::isCompiled(unsigned ApplyId) const {
   // On the device everything is compiled code: kernels, cuBLAS, the
   // driver's copies, and views made as the JIT makes them on the host.

@@ -184,6 +184,14 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
     A.Compiled = A.Id < C.size() && C[A.Id];
 }
 
+void FunctionProfiler::setTerms(unsigned Id, std::vector<std::string> Terms,
+                                bool Gradient) {
+  std::lock_guard<std::mutex> Guard(TensorLock);
+  ApplyProfile &A = Base.Applies[Id];
+  A.Terms = std::move(Terms);
+  A.Gradient = Gradient;
+}
+
 void FunctionProfiler::setDevice(std::string Name,
                                   std::vector<std::string> HostOnly) {
   std::lock_guard<std::mutex> Guard(TensorLock);

@@ -43,6 +43,8 @@ public:
   /// everything (the Optimizer Profile). O.Optimizer "None": nothing ran.
   void setRewrites(const RewriteReport &R, const RewriteOptions &O, bool Record,
                    unsigned AppliesAsWritten);
+  /// Apply Id works for model terms Terms (its gradient: Gradient).
+  void setTerms(unsigned Id, std::vector<std::string> Terms, bool Gradient);
   /// The function runs Applies on device Name; Applies HostOnly stay on
   /// the host ("op: why").
   void setDevice(std::string Name, std::vector<std::string> HostOnly);

@@ -131,8 +131,10 @@ void graphjit::writeTraceEvents(llvm::raw_ostream &OS,
       J.attribute("pid", Pid);
       J.attribute("tid", T.Thread);
       J.attributeObject("args", [&] {
-        J.attribute("name", OnDevice ? T.Device
-                                     : "thread " + std::to_string(T.Thread));
+        std::string Host = "thread " + std::to_string(T.Thread);
+        if (!T.Name.empty())
+          Host += " (" + T.Name + ")";
+        J.attribute("name", OnDevice ? T.Device : Host);
       });
     });
     for (const TraceSlice &S : T.Slices) {

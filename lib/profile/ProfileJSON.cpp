@@ -167,6 +167,10 @@ void writeApply(json::OStream &J, const ApplyProfile &A, bool WithMemory) {
       writeStrings(J, "source_locs", A.SourceLocs);
     if (A.OnDevice)
       J.attribute("on_device", true);
+    if (!A.Terms.empty())
+      writeStrings(J, "terms", A.Terms);
+    if (A.Gradient)
+      J.attribute("gradient", true);
     if (A.FirstCallSeconds)
       J.attribute("first_call_seconds", finite(*A.FirstCallSeconds));
     if (const std::optional<TimeDistribution> &D = A.Distribution)
@@ -751,6 +755,10 @@ Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
     if (Error E = readStrings(**O, "source_locs", Path, Out.SourceLocs))
       return E;
     if (Error E = getBool(**O, "on_device", Path, false, Out.OnDevice))
+      return E;
+    if (Error E = readStrings(**O, "terms", Path, Out.Terms))
+      return E;
+    if (Error E = getBool(**O, "gradient", Path, false, Out.Gradient))
       return E;
     if (Error E = getOptionalSeconds(**O, "first_call_seconds", Path,
                                      Out.FirstCallSeconds))

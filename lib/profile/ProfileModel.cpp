@@ -27,6 +27,7 @@ bool ApplyProfile::operator==(const ApplyProfile &O) const {
          OutputMem == O.OutputMem && AllocatedBytes == O.AllocatedBytes &&
          Allocations == O.Allocations && Rewrites == O.Rewrites &&
          SourceLocs == O.SourceLocs && OnDevice == O.OnDevice &&
+         Terms == O.Terms && Gradient == O.Gradient &&
          FirstCallSeconds == O.FirstCallSeconds &&
          Distribution == O.Distribution;
 }

@@ -2,16 +2,18 @@
 //
 // printSummary() section by section, as PyTensor's profiling.py does:
 // the global section (summary_function), the Class, Ops and Apply tables
-// (summary_class, summary_ops, summary_nodes), the Memory Profile
-// (summary_memory, in MemoryReport.cpp), the Optimizer Profile
-// (profile_optimizer, in OptimizerReport.cpp) and the tips (print_tips), with
-// Theano's columns and number formats (docs/profiling.md).
+// (summary_class, summary_ops, summary_nodes), the time by model variable
+// (graphjit's own, in TermReport.cpp), the Memory Profile (summary_memory,
+// in MemoryReport.cpp), the Optimizer Profile (profile_optimizer, in
+// OptimizerReport.cpp) and the tips (print_tips), with Theano's columns and
+// number formats (docs/profiling.md).
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
 #include "profile/MemoryReport.h"
 #include "profile/OptimizerReport.h"
 #include "profile/ProfileTables.h"
+#include "profile/TermReport.h"
 #include "graphjit/Type.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
@@ -311,6 +313,7 @@ void printFunctionSummary(raw_ostream &OS, const FunctionProfile &F,
     P.printGroupTable(/*ByOp=*/true);
     P.printApplyTable();
     P.printDistributions();
+    printTermTable(OS, F, Opts);
   }
   printMemoryProfile(OS, F, Opts);
   printOptimizerProfile(OS, F, Opts);

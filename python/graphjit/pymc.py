@@ -15,6 +15,7 @@ The graphs are the ones nutpie builds (nutpie.compile_pymc's own steps);
 only the mode and the C functions differ. Tested with the nutpie version
 pinned in python/requirements-pymc.txt.
 """
+import contextlib
 import dataclasses
 import threading
 import time
@@ -24,7 +25,8 @@ import numpy as np
 
 from . import _graphjit
 
-__all__ = ["compile_pymc_model", "GraphjitCompiledModel", "density_entries"]
+__all__ = ["compile_pymc_model", "GraphjitCompiledModel", "density_entries",
+           "labelled_logp", "profile_by_variable"]
 
 
 def _nutpie():
@@ -42,11 +44,22 @@ def _nutpie():
     return compile_pymc
 
 
-def _mode(profile):
-    """The GRAPHJIT mode; profiled into `profile` (a ProfileStats) if any."""
+def _labelling_mode(linker):
+    """A GRAPHJIT mode whose rewrites carry the model terms' labels
+    (graphjit.pytensor.terms): its query's extra rewrite, which survives
+    PyMC's including(), runs before any other."""
     from pytensor.compile.mode import Mode
     from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 
+    from .pytensor.terms import TermTracking
+    query = RewriteDatabaseQuery(include=["fast_run"]).register(
+        (TermTracking(), -1))
+    return Mode(linker, query)
+
+
+def _mode(profile):
+    """The GRAPHJIT mode; profiled into `profile` (a ProfileStats) if any,
+    its nodes labelled with the model terms they work for."""
     from .pytensor import GraphjitLinker
     if profile is None:
         return "GRAPHJIT"
@@ -54,8 +67,86 @@ def _mode(profile):
     # outputs), and the expansion of a draw (one).
     def name(fgraph):
         return "logp" if len(fgraph.outputs) == 2 else "expand"
-    return Mode(GraphjitLinker(profile_stats=profile, name=name),
-                RewriteDatabaseQuery(include=["fast_run"]))
+    return _labelling_mode(GraphjitLinker(profile_stats=profile, name=name))
+
+
+@contextlib.contextmanager
+def profile_by_variable(model, profile):
+    """For pm.sample and PyMC's other compiled functions: inside, the
+    model's log-density is labelled, and the GRAPHJIT mode yielded profiles
+    every function compiled in it into `profile` (a graphjit.ProfileStats),
+    each Apply of the log-density charged to the model's variables (the
+    report's "Time by model variable")::
+
+        stats = graphjit.ProfileStats("pm.sample")
+        with graphjit.pymc.profile_by_variable(model, stats) as mode:
+            pm.sample(model=model, cores=1, compile_kwargs={"mode": mode})
+        stats.summary()
+
+    Chains that PyMC runs in other processes (cores > 1) count there.
+    """
+    from .pytensor import GraphjitLinker
+    if not isinstance(profile, _graphjit.ProfileStats):
+        raise TypeError("profile: expected a graphjit.ProfileStats, got %r"
+                        % (profile,))
+
+    def name(fgraph):
+        return "logp" if getattr(fgraph, "graphjit_terms", False) \
+            else "pytensor"
+    with _logp_labelled(model, True):
+        yield _labelling_mode(GraphjitLinker(profile_stats=profile,
+                                             name=name))
+
+
+def _term_names(model):
+    """The model's terms, in the order model.logp() sums them."""
+    return [v.name for v in
+            model.free_RVs + model.observed_RVs + model.potentials]
+
+
+def labelled_logp(model):
+    """model.logp() as nutpie takes it (rewritten to canonical and stable
+    form), each node labelled with the terms it works for (the profile's
+    "Time by model variable"; graphjit.pytensor.terms). The same graph as
+    nutpie's: its own rewrite finds nothing left to do."""
+    from pytensor.graph.fg import FunctionGraph
+    from pytensor.graph.rewriting.utils import rewrite_graph
+    from pytensor.tensor import as_tensor
+    from pytensor.tensor.math import variadic_add
+
+    from .pytensor import terms
+    names = _term_names(model)
+    factors = type(model).logp(model, sum=False)
+    sums = [as_tensor(factor, allow_xtensor_conversion=True).sum()
+            for factor in factors]
+    terms.label_factors(sums, names)
+    logp = variadic_add(*sums)
+    logp.name = "__logp" + ("_" + model.name if model.name else "")
+    terms.mark_density(logp, names)
+    include = ["canonicalize", "stabilize"]
+    if not model.check_bounds:
+        include.append("local_remove_check_parameter")
+    fgraph = FunctionGraph(outputs=[logp], clone=False,
+                           features=[terms.TermProvenance()])
+    rewrite_graph(fgraph, include=include)
+    logp = fgraph.outputs[0]
+    terms.mark_density(logp, names)
+    return logp
+
+
+@contextlib.contextmanager
+def _logp_labelled(model, on):
+    """model.logp() returns labelled_logp(model) inside, when on."""
+    if not on:
+        yield
+        return
+    model.logp = lambda *args, **kwargs: (
+        labelled_logp(model) if not args and not kwargs
+        else type(model).logp(model, *args, **kwargs))
+    try:
+        yield
+    finally:
+        del model.logp
 
 
 def _graphjit_parts(fn, what):
@@ -277,11 +368,12 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
             model=model, overrides=initial_points,
             default_strategy=default_initialization_strategy,
             jitter_rvs=jitter_rvs, return_transformed=True))
-        (n_dim, n_expanded, logp_fn, expand_fn, flat_initial_point_fn,
-         shape_info) = cp._make_functions(
-            model, mode=_mode(profile), compute_grad=True,
-            join_expanded=True, pymc_initial_point_fn=initial_point_fn,
-            var_names=var_names)
+        with _logp_labelled(model, profile is not None):
+            (n_dim, n_expanded, logp_fn, expand_fn, flat_initial_point_fn,
+             shape_info) = cp._make_functions(
+                model, mode=_mode(profile), compute_grad=True,
+                join_expanded=True, pymc_initial_point_fn=initial_point_fn,
+                var_names=var_names)
         dims, coords = cp._prepare_dims_and_coords(model, shape_info)
 
     shared_data = _shared_values([logp_fn, expand_fn])

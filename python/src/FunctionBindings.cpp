@@ -307,6 +307,10 @@ static nb::list appliesOf(const FunctionHandle &H) {
       if (L.isValid())
         Lines.append(L.Line);
     D["lines"] = Lines;
+    nb::list Outputs;
+    for (const Variable *V : A->outputs())
+      Outputs.append(V->id());
+    D["outputs"] = Outputs;
     L.append(D);
   }
   return L;
@@ -381,10 +385,23 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
                      D["total"] = T.total();
                      return D;
                    })
+      .def(
+          "set_apply_terms",
+          [](FunctionHandle &H, unsigned Id, std::vector<std::string> Terms,
+             bool Gradient) {
+            check(H.Fn->setApplyTerms(Id, std::move(Terms), Gradient),
+                  ErrorKind::Value);
+          },
+          "apply_id"_a, "terms"_a, "gradient"_a = false,
+          "Names the model terms (random variables, Potentials) the Apply "
+          "works for in the profile, several when shared; gradient: it "
+          "computes their gradient. The report's \"Time by model "
+          "variable\" sums them (graphjit.pymc sets them). ValueError for "
+          "an Apply the function does not have.")
       .def("applies", &appliesOf,
            "The Applies that run (after the optimizer), in order: id, "
-           "name, op, op_class, compiled (C) or not (Py), and the source "
-           "lines they stand for.")
+           "name, op, op_class, compiled (C) or not (Py), the source "
+           "lines they stand for and the ids of their outputs.")
       .def(
           "c_entry",
           [](nb::handle Self, nb::dict Bound, nb::dict FreeShapes,

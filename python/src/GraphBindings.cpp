@@ -261,6 +261,9 @@ static void bindVariablesAndGraphs(nb::module_ &M) {
   nb::class_<VariableHandle>(M, "Variable", "A typed value of a graph.")
       .def_prop_ro("name",
                    [](const VariableHandle &V) { return V.Var->name(); })
+      .def_prop_ro("id", [](const VariableHandle &V) { return V.Var->id(); },
+                   "Its id in the graph (a compiled function's applies() "
+                   "name their outputs by it).")
       .def_prop_ro("dtype",
                    [](const VariableHandle &V) {
                      return dtypeNumpyName(V.Var->type().Dtype).str();

@@ -38,6 +38,8 @@ Profile sample() {
   F.Applies[0].Inputs.push_back({"float32", {3, 4}, {4, 12}});
   F.Applies[1].Loc = "";
   F.Applies[1].Outputs.push_back({"int64", {}, {}});
+  F.Applies[1].Terms = {"mu", "y"};
+  F.Applies[1].Gradient = true;
   F.Compile = {0.1, 0.2, 0.3, 0.4, 0.5, true};
   F.Clock = "TSC (invariant), 2.904 GHz";
   P.Functions.push_back(F);

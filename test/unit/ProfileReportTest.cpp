@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ProfileTestUtil.h"
 #include "profile/ProfileTables.h"
+#include "profile/TermReport.h"
 #include "graphjit/Type.h"
 #include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
@@ -309,6 +310,57 @@ TEST(ProfileTips, OverheadAndNothingToSay) {
   EXPECT_TRUE(computeTips(F).empty());
   EXPECT_NE(summary(F).find("  Sorry, no tip for today.\n"), std::string::npos);
   EXPECT_TRUE(computeTips(function("e", {}, 0, 0)).empty());
+}
+
+TEST(ProfileReport, TimeByModelVariable) {
+  FunctionProfile F = function("logp",
+                               {apply(0, "Sub", "Elemwise", 10, 0.4),
+                                apply(1, "Mul", "Elemwise", 10, 0.1),
+                                apply(2, "Exp", "Elemwise", 10, 0.2, false),
+                                apply(3, "Add", "Elemwise", 10, 0.05),
+                                apply(4, "Sum", "Sum", 10, 0.25)});
+  // No terms: no section.
+  EXPECT_TRUE(termRows(F).empty());
+  EXPECT_EQ(summary(F).find("Time by model variable"), std::string::npos);
+
+  F.Applies[0].Terms = {"y"};
+  F.Applies[1].Terms = {"y"};
+  F.Applies[1].Gradient = true;
+  F.Applies[2].Terms = {"y", "sigma"}; // shared; the order given is kept
+  F.Applies[4].Terms = {"sigma"};
+  std::vector<TermRow> Rows = termRows(F);
+  ASSERT_EQ(Rows.size(), 4u);
+  EXPECT_EQ(Rows[0].Terms, std::vector<std::string>{"y"});
+  EXPECT_DOUBLE_EQ(Rows[0].ValueSeconds, 0.4);
+  EXPECT_DOUBLE_EQ(Rows[0].GradientSeconds, 0.1);
+  EXPECT_EQ(Rows[0].Applies, 2u);
+  EXPECT_EQ(Rows[1].Terms, std::vector<std::string>{"sigma"});
+  EXPECT_EQ(Rows[2].Terms, (std::vector<std::string>{"sigma", "y"}));
+  EXPECT_DOUBLE_EQ(Rows[2].CompiledSeconds, 0); // the Py Apply
+  EXPECT_TRUE(Rows[3].Terms.empty());
+
+  std::string S = summary(F);
+  size_t Section = S.find("Time by model variable\n----------------------\n");
+  ASSERT_NE(Section, std::string::npos);
+
+  EXPECT_LT(S.find("Apply\n------\n"), Section);
+  EXPECT_NE(S.find("<% time> <sum %> <value time> <gradient time> <% C> "
+                   "<#apply> <variable>"),
+            std::string::npos);
+  EXPECT_NE(S.find("  50.0%    50.0%     4.00e-01s      1.00e-01s    100%"
+                   "       2   y\n"),
+            std::string::npos);
+  EXPECT_NE(S.find("  20.0%    95.0%     2.00e-01s      0.00e+00s      0%"
+                   "       1   shared: sigma, y\n"),
+            std::string::npos);
+  EXPECT_NE(S.find("   5.0%   100.0%     5.00e-02s      0.00e+00s    100%"
+                   "       1   (no variable)\n"),
+            std::string::npos);
+  // The sum of functions keeps the terms.
+  Profile P;
+  P.Functions = {F, F};
+  std::string Sum = summary(P);
+  EXPECT_NE(Sum.rfind("       4   y\n"), std::string::npos);
 }
 
 } // namespace

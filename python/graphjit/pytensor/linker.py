@@ -10,6 +10,7 @@ from pytensor.link.utils import raise_with_op
 
 from .. import _graphjit
 from .profile import ProfileBridge
+from .terms import variable_terms
 from .translate import Translation
 
 
@@ -89,6 +90,8 @@ class GraphjitLinker(JITLinker):
                               **kw)
         f.return_list = True
         translation.module = translation.graph = None  # f has what it needs
+        if self.profile or self.profile_stats is not None:
+            _label_applies(f, translation)
         return _Runner(translation, f)
 
     def create_jitable_thunk(self, compute_map, order, input_storage,
@@ -146,6 +149,26 @@ class GraphjitLinker(JITLinker):
         if self.profile:
             ProfileBridge(self.fgraph, runner, self.profile)
         return fn, ins, outs, thunks, nodes
+
+
+def _label_applies(f, translation):
+    """Names in f's profile the model terms each Apply works for, where
+    the graph's variables carry them (terms.py: graphjit.pymc's models):
+    those of the PyTensor variables it computes, else of its node."""
+    labels = variable_terms(translation.fgraph)
+    if labels is None:
+        return
+    nodes = translation.nodes
+    for apply in f.applies():
+        own = [translation.variable_of.get(i) for i in apply["outputs"]]
+        mine = [labels[v] for v in own if v in labels]
+        lines = apply["lines"]
+        if not mine and lines and 0 < lines[0] <= len(nodes):
+            mine = [labels[v] for v in nodes[lines[0] - 1].outputs
+                    if v in labels]
+        if mine:
+            terms = sorted(set().union(*(t for t, _ in mine)))
+            f.set_apply_terms(apply["id"], terms, all(g for _, g in mine))
 
 
 class _Runner:

@@ -85,6 +85,10 @@ class Translation:
                 self.compiled[node] = True  # no Apply: nothing to run
                 continue
             self._node(node)
+        # Which PyTensor variable each graphjit variable (by id) computes
+        # (the profile's terms are the variables').
+        self.variable_of = {v.id: var for var, v in self.vals.items()
+                            if isinstance(v, _graphjit.Variable)}
         # graphjit refuses a function without outputs: nothing to run then.
         if self._outputs():
             self.module, self.graph = self.b.finish()
