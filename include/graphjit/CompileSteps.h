@@ -10,6 +10,8 @@
 #define GRAPHJIT_COMPILESTEPS_H
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace graphjit {
 
@@ -63,13 +65,19 @@ struct CompileTimes {
   /// piece); Optimize and Codegen then divide the parts' wall time in
   /// proportion to the threads' own time in each (jit/CompileInParts.h).
   unsigned PartThreads = 0;
+  /// Steps before graphjit's own, timed by what handed it the graph (for
+  /// a PyTensor graph: PyTensor's rewrites, the translation), named, in
+  /// order; not part of total().
+  std::vector<std::pair<std::string, double>> Host;
 
   double &of(CompileStep S);
   double of(CompileStep S) const {
     return const_cast<CompileTimes *>(this)->of(S);
   }
   double total() const;
-  /// Sums the steps; cached only if both were.
+  /// The host's steps together.
+  double hostTotal() const;
+  /// Sums the steps (the host's by name); cached only if both were.
   CompileTimes &operator+=(const CompileTimes &O);
   bool operator==(const CompileTimes &O) const;
 };

@@ -170,6 +170,10 @@ public:
   /// not have; nothing when it is not profiled.
   llvm::Error setApplyTerms(unsigned ApplyId, std::vector<std::string> Terms,
                             bool Gradient);
+  /// The steps that made the graph before graphjit compiled it (PyTensor's
+  /// rewrites, the translation; CompileTimes::Host), for the profile's
+  /// compile section. Nothing when the function is not profiled.
+  void setHostCompileTimes(std::vector<std::pair<std::string, double>> Steps);
 
   /// Checks the inputs against the function's input types and returns the
   /// sizes of the symbolic dims: those in Given, and those the inputs bind

@@ -43,9 +43,24 @@ double CompileTimes::total() const {
   return T;
 }
 
+double CompileTimes::hostTotal() const {
+  double T = 0;
+  for (const auto &Step : Host)
+    T += Step.second;
+  return T;
+}
+
 CompileTimes &CompileTimes::operator+=(const CompileTimes &O) {
   for (unsigned I = 0; I < NumCompileSteps; ++I)
     of(CompileStep(I)) += O.of(CompileStep(I));
+  for (const auto &Step : O.Host) {
+    auto Same = [&](const auto &Mine) { return Mine.first == Step.first; };
+    auto It = std::find_if(Host.begin(), Host.end(), Same);
+    if (It == Host.end())
+      Host.push_back(Step);
+    else
+      It->second += Step.second;
+  }
   Validate += O.Validate;
   Cached = Cached && O.Cached;
   PartThreads = std::max(PartThreads, O.PartThreads);
@@ -57,5 +72,5 @@ bool CompileTimes::operator==(const CompileTimes &O) const {
     if (of(CompileStep(I)) != O.of(CompileStep(I)))
       return false;
   return Validate == O.Validate && Cached == O.Cached &&
-         PartThreads == O.PartThreads;
+         PartThreads == O.PartThreads && Host == O.Host;
 }

@@ -171,6 +171,12 @@ llvm::Error Function::setApplyTerms(unsigned ApplyId,
   return llvm::Error::success();
 }
 
+void Function::setHostCompileTimes(
+    std::vector<std::pair<std::string, double>> Steps) {
+  if (Profiler)
+    Profiler->setHostCompileTimes(std::move(Steps));
+}
+
 bool Function::isCompiled(unsigned ApplyId) const {
   // On the device everything is compiled code: kernels, cuBLAS, the
   // driver's copies, and views made as the JIT makes them on the host.

@@ -184,6 +184,12 @@ void FunctionProfiler::setCompiled(const gj_profile_desc *D,
     A.Compiled = A.Id < C.size() && C[A.Id];
 }
 
+void FunctionProfiler::setHostCompileTimes(
+    std::vector<std::pair<std::string, double>> Steps) {
+  std::lock_guard<std::mutex> Guard(TensorLock);
+  Times.Host = std::move(Steps);
+}
+
 void FunctionProfiler::setTerms(unsigned Id, std::vector<std::string> Terms,
                                 bool Gradient) {
   std::lock_guard<std::mutex> Guard(TensorLock);
@@ -258,6 +264,7 @@ FunctionProfile FunctionProfiler::snapshot() const {
   {
     std::lock_guard<std::mutex> Guard(TensorLock);
     P = Base;
+    P.Compile = Times;
   }
   const ProfileClock &Clock = ProfileClock::get();
   uint32_t ClockKind = Desc ? Desc->clock : Clock.preferredClock();
@@ -268,7 +275,6 @@ FunctionProfile FunctionProfiler::snapshot() const {
   P.CallSeconds = Seconds(CallTicks.load());
   P.Clock = Clock.clockName(ClockKind);
   P.InstrumentationNsPerApply = Overhead * 1e9;
-  P.Compile = Times;
   P.Compile.Validate = ValidateSeconds;
 
   std::vector<gj_apply_counter> Counts(P.Applies.size());

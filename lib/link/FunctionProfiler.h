@@ -38,6 +38,8 @@ public:
   /// The JIT's instrumented driver and which Applies run JIT code.
   void setCompiled(const gj_profile_desc *Desc, const std::vector<bool> &C);
   void setCompileTimes(const CompileTimes &T) { Times = T; }
+  /// The steps before graphjit's (CompileTimes::Host).
+  void setHostCompileTimes(std::vector<std::pair<std::string, double>> Steps);
   /// What the optimizer did to the function (R, run with O on a function
   /// of AppliesAsWritten Applies): its validate time, and with Record
   /// everything (the Optimizer Profile). O.Optimizer "None": nothing ran.

@@ -215,6 +215,14 @@ void writeFunction(json::OStream &J, const FunctionProfile &F) {
       J.attribute("cached", F.Compile.Cached);
       if (F.Compile.PartThreads)
         J.attribute("part_threads", int64_t(F.Compile.PartThreads));
+      if (!F.Compile.Host.empty())
+        J.attributeArray("host", [&] {
+          for (const auto &[Name, Seconds] : F.Compile.Host)
+            J.object([&] {
+              J.attribute("step", Name);
+              J.attribute("seconds", finite(Seconds));
+            });
+        });
     });
     if (!F.InnerOf.empty())
       J.attribute("inner_of", F.InnerOf);
@@ -640,6 +648,19 @@ Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
           return fail(child(CPath, "part_threads"),
                       "expected a thread count");
         Out.PartThreads = unsigned(Threads);
+        if (Error E = readArray(
+                C, "host", CPath, false, Out.Host,
+                [&](const json::Value &V, const std::string &HPath,
+                    std::pair<std::string, double> &Step) -> Error {
+                  auto H = asObject(V, HPath);
+                  if (!H)
+                    return H.takeError();
+                  if (Error E = getString(**H, "step", HPath, true,
+                                          Step.first))
+                    return E;
+                  return getSeconds(**H, "seconds", HPath, true, Step.second);
+                }))
+          return E;
         return getBool(C, "cached", CPath, false, Out.Cached);
       });
 }

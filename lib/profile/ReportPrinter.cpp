@@ -99,6 +99,13 @@ void ReportPrinter::printGlobal(StringRef Machine) {
     if (Step != CompileStep::Kernels || F.Compile.Kernels > 0)
       OS << "    " << Label << ": " << format("%e", F.Compile.of(Step))
          << "s\n";
+  if (!F.Compile.Host.empty()) {
+    // What handed graphjit the graph (PyTensor): its steps before ours.
+    OS << "  Compile time before graphjit: "
+       << format("%e", F.Compile.hostTotal()) << "s\n";
+    for (const auto &[Name, Seconds] : F.Compile.Host)
+      OS << "    " << Name << ": " << format("%e", Seconds) << "s\n";
+  }
   if (!F.Linker.empty())
     OS << "  Linker: " << F.Linker << "\n";
   if (!F.Device.empty()) {

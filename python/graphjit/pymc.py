@@ -49,12 +49,10 @@ def _labelling_mode(linker):
     (graphjit.pytensor.terms): its query's extra rewrite, which survives
     PyMC's including(), runs before any other."""
     from pytensor.compile.mode import Mode
-    from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 
+    from .pytensor.linker import graphjit_query
     from .pytensor.terms import TermTracking
-    query = RewriteDatabaseQuery(include=["fast_run"]).register(
-        (TermTracking(), -1))
-    return Mode(linker, query)
+    return Mode(linker, graphjit_query((TermTracking(), -1)))
 
 
 def _mode(profile):

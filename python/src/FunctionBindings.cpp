@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -398,6 +399,16 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
           "computes their gradient. The report's \"Time by model "
           "variable\" sums them (graphjit.pymc sets them). ValueError for "
           "an Apply the function does not have.")
+      .def(
+          "set_host_compile_times",
+          [](FunctionHandle &H,
+             std::vector<std::pair<std::string, double>> Steps) {
+            H.Fn->setHostCompileTimes(std::move(Steps));
+          },
+          "steps"_a,
+          "The steps that made the graph before graphjit compiled it, as "
+          "(name, seconds) in order (PyTensor's rewrites, the "
+          "translation): the profile's \"Compile time before graphjit\".")
       .def("applies", &appliesOf,
            "The Applies that run (after the optimizer), in order: id, "
            "name, op, op_class, compiled (C) or not (Py), the source "

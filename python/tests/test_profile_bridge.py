@@ -149,3 +149,26 @@ def test_a_gemm_row_shows_its_five_inputs():
     shapes = [tuple(i["shape"]) for i in row["inputs"]]
     assert len(shapes) == len(node.inputs) == 5
     assert shapes == [(4, 2), (), (4, 3), (3, 2), ()]
+
+
+def test_compile_section_names_pytensors_steps():
+    import time
+    x = pt.dvector("x")
+    start = time.perf_counter()
+    f = pytensor.function([x], pt.exp(x).sum() + x.mean(), mode="GRAPHJIT",
+                          profile=True)
+    whole = time.perf_counter() - start
+    f(np.ones(4))
+    runner = f.vm.jit_fn if hasattr(f, "vm") else f.fn.jit_fn
+    (fn,) = json.loads(runner.function.profile.to_json())["functions"]
+    host = {h["step"]: h["seconds"] for h in fn["compile"]["host"]}
+    assert list(host) == ["PyTensor rewrites", "translation to graphjit"]
+    # Each step is a part of the compile, and PyTensor's rewrites took what
+    # its own counter says (f.profile.rewriting_time, its measure).
+    assert all(0 < s < whole for s in host.values())
+    assert host["PyTensor rewrites"] == pytest.approx(
+        f.profile.rewriting_time, rel=0.5, abs=2e-3)
+    out = io.StringIO()
+    gjp.summary(f, file=out)
+    assert "Compile time before graphjit:" in out.getvalue()
+    assert "    PyTensor rewrites: " in out.getvalue()

@@ -41,6 +41,8 @@ Profile sample() {
   F.Applies[1].Terms = {"mu", "y"};
   F.Applies[1].Gradient = true;
   F.Compile = {0.1, 0.2, 0.3, 0.4, 0.5, true};
+  F.Compile.Host = {{"PyTensor rewrites", 0.25},
+                    {"translation to graphjit", 0.125}};
   F.Clock = "TSC (invariant), 2.904 GHz";
   P.Functions.push_back(F);
   P.Functions.push_back(function("empty", {}, 0, 0));

@@ -363,4 +363,27 @@ TEST(ProfileReport, TimeByModelVariable) {
   EXPECT_NE(Sum.rfind("       4   y\n"), std::string::npos);
 }
 
+TEST(ProfileReport, CompileStepsBeforeGraphjit) {
+  FunctionProfile F = threeNodes();
+  EXPECT_EQ(summary(F).find("before graphjit"), std::string::npos);
+  double Own = F.Compile.total();
+  F.Compile.Host = {{"PyTensor rewrites", 0.5}, {"translation", 0.25}};
+  std::string S = summary(F);
+  EXPECT_NE(S.find("  Compile time before graphjit: 7.500000e-01s\n"
+                   "    PyTensor rewrites: 5.000000e-01s\n"
+                   "    translation: 2.500000e-01s\n"),
+            std::string::npos);
+  // Not graphjit's own compile time.
+  EXPECT_EQ(F.Compile.total(), Own);
+  // Sums add the steps by name, new ones after.
+  CompileTimes Sum = F.Compile;
+  CompileTimes Other;
+  Other.Host = {{"translation", 1.0}, {"PyMC graphs", 2.0}};
+  Sum += Other;
+  EXPECT_EQ(Sum.Host, (std::vector<std::pair<std::string, double>>{
+                          {"PyTensor rewrites", 0.5},
+                          {"translation", 1.25},
+                          {"PyMC graphs", 2.0}}));
+}
+
 } // namespace

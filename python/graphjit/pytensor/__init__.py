@@ -22,9 +22,9 @@ from .flags import set_default_mode as _set_default_mode
 _FLAGGED = _import_pytensor()
 
 from pytensor.compile import mode as _mode  # noqa: E402
-from pytensor.graph.rewriting.db import RewriteDatabaseQuery  # noqa: E402
 
-from .linker import GraphjitLinker, GraphjitValueError  # noqa: E402
+from .linker import (GraphjitLinker, GraphjitValueError,  # noqa: E402
+                     graphjit_query)
 from .profile import (coverage, guard_exit_report,  # noqa: E402
                       renamed_profile, summary, sync_profile)
 
@@ -39,11 +39,11 @@ if "graphjit" not in _mode.predefined_linkers:
 # FAST_RUN's rewrites, as the NUMBA and C modes use them; the linker's
 # incompatible_rewrites drop what it cannot take.
 GRAPHJIT = _mode.predefined_modes.get("GRAPHJIT") or _mode.Mode(
-    GraphjitLinker(), RewriteDatabaseQuery(include=["fast_run"]))
+    GraphjitLinker(), graphjit_query())
 # The same on the GPU (docs/gpu.md): the nodes graphjit can place there run
 # as kernels, cuBLAS and transfers; the rest stays on the host.
 GRAPHJIT_CUDA = _mode.predefined_modes.get("GRAPHJIT_CUDA") or _mode.Mode(
-    GraphjitLinker(device="cuda"), RewriteDatabaseQuery(include=["fast_run"]))
+    GraphjitLinker(device="cuda"), graphjit_query())
 for _name, _m in (("GRAPHJIT", GRAPHJIT), ("GRAPHJIT_CUDA", GRAPHJIT_CUDA)):
     if _name not in _mode.predefined_modes:
         _mode.register_mode(_name, _m)

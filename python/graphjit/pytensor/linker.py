@@ -5,6 +5,8 @@ import time
 
 import numpy as np
 
+from pytensor.graph.rewriting.basic import GraphRewriter
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import JITLinker
 from pytensor.link.utils import raise_with_op
 
@@ -50,7 +52,13 @@ class GraphjitLinker(JITLinker):
         return new
 
     def accept(self, fgraph, no_recycling=None, profile=None):
+        # PyTensor accepts the graph right after rewriting it: the time
+        # since RewriteClock ran is its rewrites' (for the profile).
+        started = getattr(fgraph, "graphjit_rewrites_started", None)
+        self.rewrite_seconds = None if started is None else \
+            time.perf_counter() - started
         linker = super().accept(fgraph, no_recycling, profile)
+        linker.rewrite_seconds = self.rewrite_seconds
         linker.profile = profile
         linker.opt_level = self.opt_level
         linker.device = self.device
@@ -105,6 +113,12 @@ class GraphjitLinker(JITLinker):
         # Where the linker's time went (graphjit.pymc's compile_times).
         runner.compile_seconds = {"translation": translated - start,
                                   "graphjit": time.perf_counter() - translated}
+        if runner.function is not None and (
+                self.profile or self.profile_stats is not None):
+            host = [("PyTensor rewrites", self.rewrite_seconds),
+                    ("translation to graphjit", translated - start)]
+            runner.function.set_host_compile_times(
+                [(k, v) for k, v in host if v is not None])
         inputs = self.create_thunk_inputs(storage_map)
         outputs = [storage_map[v] for v in self.fgraph.outputs]
         fgraph, translation = self.fgraph, runner.translation
@@ -149,6 +163,26 @@ class GraphjitLinker(JITLinker):
         if self.profile:
             ProfileBridge(self.fgraph, runner, self.profile)
         return fn, ins, outs, thunks, nodes
+
+
+class RewriteClock(GraphRewriter):
+    """The first rewrite of the GRAPHJIT modes: notes when PyTensor began
+    rewriting the graph, so that the profile's compile section can say how
+    long its rewrites took (GraphjitLinker.accept)."""
+
+    def add_requirements(self, fgraph):
+        pass
+
+    def apply(self, fgraph):
+        fgraph.graphjit_rewrites_started = time.perf_counter()
+
+
+def graphjit_query(*extra):
+    """FAST_RUN's rewrites as the GRAPHJIT modes run them: RewriteClock
+    first, then the extra (rewriter, position) pairs. A query's extra
+    rewrites survive its including() and excluding() (as PyMC calls)."""
+    return RewriteDatabaseQuery(include=["fast_run"]).register(
+        (RewriteClock(), -2), *extra)
 
 
 def _label_applies(f, translation):
