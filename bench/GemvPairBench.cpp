@@ -16,6 +16,7 @@
 #include "BenchSupport.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include "ops/BlasSymbols.h"
 #include <cblas.h>
 #include <cmath>
 #include <vector>
@@ -57,11 +58,11 @@ struct Problem {
 void twoProducts(Problem &P) {
   for (int64_t I = 0; I < P.N; ++I)
     P.S[I] = 0.5;
-  cblas_dgemv(CblasRowMajor, CblasNoTrans, int(P.N), int(K), 1.0,
+  GJ_BLAS(cblas_dgemv)(CblasRowMajor, CblasNoTrans, int(P.N), int(K), 1.0,
               P.X.data(), int(K), P.W.data(), 1, 1.0, P.S.data(), 1);
   for (int64_t I = 0; I < P.N; ++I)
     P.G[I] = P.gradientOf(I);
-  cblas_dgemv(CblasRowMajor, CblasTrans, int(P.N), int(K), 1.0, P.X.data(),
+  GJ_BLAS(cblas_dgemv)(CblasRowMajor, CblasTrans, int(P.N), int(K), 1.0, P.X.data(),
               int(K), P.G.data(), 1, 0.0, P.Grad.data(), 1);
 }
 

@@ -35,6 +35,18 @@ for f in "$cuda/bin/ptxas" "$cuda/nvvm/libdevice/libdevice.10.bc"; do
     "tests will fail (install the CUDA toolkit at $cuda or set CUDA_HOME)" >&2
 done
 
+# The BLAS and LAPACK graphjit links: the pinned scipy-openblas32 from PyPI
+# (cmake/GraphjitBlas.cmake), in an environment of its own.
+blas_req="$root/utils/requirements-blas.txt"
+blas_venv="$root/.venv-blas"
+if ! cmp -s "$blas_req" "$blas_venv/.graphjit-requirements" 2>/dev/null; then
+  rm -rf "$blas_venv"
+  /usr/bin/python3 -m venv "$blas_venv"
+  "$blas_venv/bin/python" -m pip install -q --disable-pip-version-check \
+    -r "$blas_req"
+  cp "$blas_req" "$blas_venv/.graphjit-requirements"
+fi
+
 build="$root/build"
 config=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
 if [ "${1:-}" = "--sanitize" ]; then

@@ -5,7 +5,10 @@
 // exactly as the reference's softmaxRow: the maximum (the first NaN wins;
 // found with the reductions' row kernels), the sum of exp(x - max), then
 // exp(x - max) / sum or x - max - log(sum), rounded to the output dtype; in
-// double, but for float32 to float32, whose exps are in float.
+// double, but for float32 to float32, whose exps are in float. A softmax
+// into its compute dtype keeps the exps in the output, sums them pairwise
+// (the reductions' kernel) and multiplies them by the sum's reciprocal;
+// log_softmax sums in order.
 // exp and log are the scalar kernels, i.e. the same libm calls.
 //
 //===----------------------------------------------------------------------===//
@@ -64,19 +67,17 @@ static Error emitSoftmax(ThunkEmitter &E) {
           const bool KeepExp = !Info->Log && OutT == C;
           B.CreateStore(ConstantFP::get(DoubleTy, 0.0), SumA);
           if (KeepExp) {
-            // The exps in a loop of their own, which the vectorizer takes
-            // (the sum's order keeps its loop scalar), then their sum.
+            // The exps in a loop of their own, which the vectorizer takes,
+            // then their sum.
             E.emitLoop(N, "exp", [&](Value *I) {
               E.storeElement(
                   C, E.callKernel(ExpKernel, {B.CreateFSub(Elt(I), Max)}),
                   E.offset(P[1], I, OutStep));
             });
-            E.emitLoop(N, "sum", [&](Value *I) {
-              Value *Exp = E.loadElement(C, E.offset(P[1], I, OutStep));
-              B.CreateStore(B.CreateFAdd(B.CreateLoad(DoubleTy, SumA),
-                                         Wide(Exp)),
-                            SumA);
-            });
+            // Summed pairwise in double, by the reference's own kernel.
+            B.CreateStore(B.CreateCall(pairwiseSumFunction(E, F64, C),
+                                       {P[1], OutStep, N}),
+                          SumA);
           } else {
             E.emitLoop(N, "sum", [&](Value *I) {
               Value *Exp =
@@ -89,13 +90,17 @@ static Error emitSoftmax(ThunkEmitter &E) {
           Value *Sum = B.CreateLoad(DoubleTy, SumA);
           Value *LogSum =
               Info->Log ? E.callKernel("gj_scalar_log_f64", {Sum}) : nullptr;
+          // The kept exps times the sum's reciprocal, as the reference.
+          Value *Inverse =
+              KeepExp ? B.CreateFDiv(ConstantFP::get(DoubleTy, 1.0), Sum)
+                      : nullptr;
           E.emitLoop(N, "out", [&](Value *I) {
             Value *At = E.offset(P[1], I, OutStep);
             Value *V;
             if (Info->Log)
               V = B.CreateFSub(Wide(B.CreateFSub(Elt(I), Max)), LogSum);
             else if (KeepExp)
-              V = B.CreateFDiv(Wide(E.loadElement(C, At)), Sum);
+              V = B.CreateFMul(Wide(E.loadElement(C, At)), Inverse);
             else
               V = B.CreateFDiv(
                   Wide(E.callKernel(ExpKernel, {B.CreateFSub(Elt(I), Max)})),

@@ -11,6 +11,7 @@
 
 #include "Cublas.h"
 #include "Device.h"
+#include "ops/BlasSymbols.h"
 #include <algorithm>
 #include <cassert>
 #include <cblas.h>
@@ -153,12 +154,12 @@ Error EmulatedDevice::gemm(const DeviceGemm &G) {
   CBLAS_TRANSPOSE TA = G.TransA ? CblasTrans : CblasNoTrans;
   CBLAS_TRANSPOSE TB = G.TransB ? CblasTrans : CblasNoTrans;
   if (G.Dtype == DType::F32)
-    cblas_sgemm(CblasRowMajor, TA, TB, blasint(G.M), blasint(G.N), blasint(G.K),
+    GJ_BLAS(cblas_sgemm)(CblasRowMajor, TA, TB, blasint(G.M), blasint(G.N), blasint(G.K),
                 float(G.Alpha), reinterpret_cast<const float *>(G.A), Ld(G.LdA),
                 reinterpret_cast<const float *>(G.B), Ld(G.LdB), float(G.Beta),
                 reinterpret_cast<float *>(G.C), Ld(G.LdC));
   else
-    cblas_dgemm(CblasRowMajor, TA, TB, blasint(G.M), blasint(G.N), blasint(G.K),
+    GJ_BLAS(cblas_dgemm)(CblasRowMajor, TA, TB, blasint(G.M), blasint(G.N), blasint(G.K),
                 G.Alpha, reinterpret_cast<const double *>(G.A), Ld(G.LdA),
                 reinterpret_cast<const double *>(G.B), Ld(G.LdB), G.Beta,
                 reinterpret_cast<double *>(G.C), Ld(G.LdC));

@@ -1,6 +1,7 @@
 //===- BlasInfo.cpp - Which BLAS the products run on ----------------------===//
 
 #include "BlasInfo.h"
+#include "BlasSymbols.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -8,9 +9,9 @@
 
 // OpenBLAS's own description, declared weak: null with another BLAS.
 extern "C" {
-char *openblas_get_config(void) __attribute__((weak));
-char *openblas_get_corename(void) __attribute__((weak));
-int openblas_get_num_threads(void) __attribute__((weak));
+char *GJ_BLAS(openblas_get_config)(void) __attribute__((weak));
+char *GJ_BLAS(openblas_get_corename)(void) __attribute__((weak));
+int GJ_BLAS(openblas_get_num_threads)(void) __attribute__((weak));
 }
 
 using namespace graphjit;
@@ -28,19 +29,19 @@ bool graphjit::blasKernelLacksAvx(llvm::StringRef Kernel) {
 const BlasInfo &graphjit::blasInfo() {
   static const BlasInfo Info = [] {
     BlasInfo I;
-    if (!openblas_get_config) {
+    if (!GJ_BLAS(openblas_get_config)) {
       I.Library = "a BLAS other than OpenBLAS";
       return I;
     }
     // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64".
     llvm::SmallVector<llvm::StringRef, 4> Words;
-    llvm::StringRef(openblas_get_config()).split(Words, ' ', 2, false);
+    llvm::StringRef(GJ_BLAS(openblas_get_config)()).split(Words, ' ', 2, false);
     I.Library = Words.size() >= 2 ? Words[0].str() + " " + Words[1].str()
                                   : std::string("OpenBLAS");
-    if (openblas_get_corename)
-      I.Kernel = openblas_get_corename();
-    if (openblas_get_num_threads)
-      I.Threads = openblas_get_num_threads();
+    if (GJ_BLAS(openblas_get_corename))
+      I.Kernel = GJ_BLAS(openblas_get_corename)();
+    if (GJ_BLAS(openblas_get_num_threads))
+      I.Threads = GJ_BLAS(openblas_get_num_threads)();
     llvm::StringMap<bool> Features = llvm::sys::getHostCPUFeatures();
     I.FallbackKernel =
         blasKernelLacksAvx(I.Kernel) && Features.lookup("avx2");

@@ -9,11 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlasThreads.h"
+#include "BlasSymbols.h"
 #include <mutex>
 
 extern "C" {
-int openblas_get_num_threads(void) __attribute__((weak));
-void openblas_set_num_threads(int) __attribute__((weak));
+int GJ_BLAS(openblas_get_num_threads)(void) __attribute__((weak));
+void GJ_BLAS(openblas_set_num_threads)(int) __attribute__((weak));
 }
 
 using namespace graphjit;
@@ -25,18 +26,18 @@ int SavedThreads = 0;
 } // namespace
 
 SmallBlasScope::SmallBlasScope(double Flops) {
-  if (Flops >= SmallBlasFlops || !openblas_get_num_threads ||
-      !openblas_set_num_threads)
+  if (Flops >= SmallBlasFlops || !GJ_BLAS(openblas_get_num_threads) ||
+      !GJ_BLAS(openblas_set_num_threads))
     return;
   // On one thread already (the user's OPENBLAS_NUM_THREADS=1, or another
   // scope's): nothing to switch, and no lock on a product's call path.
-  if (openblas_get_num_threads() <= 1)
+  if (GJ_BLAS(openblas_get_num_threads)() <= 1)
     return;
   std::lock_guard<std::mutex> G(Lock);
   if (OpenScopes++ == 0) {
-    SavedThreads = openblas_get_num_threads();
+    SavedThreads = GJ_BLAS(openblas_get_num_threads)();
     if (SavedThreads > 1)
-      openblas_set_num_threads(1);
+      GJ_BLAS(openblas_set_num_threads)(1);
   }
   Restore = 1;
 }
@@ -46,5 +47,5 @@ SmallBlasScope::~SmallBlasScope() {
     return;
   std::lock_guard<std::mutex> G(Lock);
   if (--OpenScopes == 0 && SavedThreads > 1)
-    openblas_set_num_threads(SavedThreads);
+    GJ_BLAS(openblas_set_num_threads)(SavedThreads);
 }

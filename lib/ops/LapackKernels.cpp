@@ -8,36 +8,37 @@
 //===----------------------------------------------------------------------===//
 
 #include "LapackKernels.h"
+#include "BlasSymbols.h"
 #include <cblas.h>
 #include <cstddef>
 
 using namespace graphjit;
 
 extern "C" {
-void spotrf_(const char *, const int *, float *, const int *, int *, size_t);
-void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
-void spotrs_(const char *, const int *, const int *, const float *,
+void GJ_BLAS(spotrf_)(const char *, const int *, float *, const int *, int *, size_t);
+void GJ_BLAS(dpotrf_)(const char *, const int *, double *, const int *, int *, size_t);
+void GJ_BLAS(spotrs_)(const char *, const int *, const int *, const float *,
              const int *, float *, const int *, int *, size_t);
-void dpotrs_(const char *, const int *, const int *, const double *,
+void GJ_BLAS(dpotrs_)(const char *, const int *, const int *, const double *,
              const int *, double *, const int *, int *, size_t);
-void sgesv_(const int *, const int *, float *, const int *, int *, float *,
+void GJ_BLAS(sgesv_)(const int *, const int *, float *, const int *, int *, float *,
             const int *, int *);
-void dgesv_(const int *, const int *, double *, const int *, int *, double *,
+void GJ_BLAS(dgesv_)(const int *, const int *, double *, const int *, int *, double *,
             const int *, int *);
-void sposv_(const char *, const int *, const int *, float *, const int *,
+void GJ_BLAS(sposv_)(const char *, const int *, const int *, float *, const int *,
             float *, const int *, int *, size_t);
-void dposv_(const char *, const int *, const int *, double *, const int *,
+void GJ_BLAS(dposv_)(const char *, const int *, const int *, double *, const int *,
             double *, const int *, int *, size_t);
-void ssysv_(const char *, const int *, const int *, float *, const int *,
+void GJ_BLAS(ssysv_)(const char *, const int *, const int *, float *, const int *,
             int *, float *, const int *, float *, const int *, int *, size_t);
-void dsysv_(const char *, const int *, const int *, double *, const int *,
+void GJ_BLAS(dsysv_)(const char *, const int *, const int *, double *, const int *,
             int *, double *, const int *, double *, const int *, int *,
             size_t);
-void sgetrf_(const int *, const int *, float *, const int *, int *, int *);
-void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
-void sgetri_(const int *, float *, const int *, const int *, float *,
+void GJ_BLAS(sgetrf_)(const int *, const int *, float *, const int *, int *, int *);
+void GJ_BLAS(dgetrf_)(const int *, const int *, double *, const int *, int *, int *);
+void GJ_BLAS(sgetri_)(const int *, float *, const int *, const int *, float *,
              const int *, int *);
-void dgetri_(const int *, double *, const int *, const int *, double *,
+void GJ_BLAS(dgetri_)(const int *, double *, const int *, const int *, double *,
              const int *, int *);
 }
 
@@ -47,25 +48,25 @@ namespace {
 template <typename T> struct Routines;
 
 template <> struct Routines<float> {
-  static constexpr auto potrf = spotrf_;
-  static constexpr auto potrs = spotrs_;
-  static constexpr auto gesv = sgesv_;
-  static constexpr auto posv = sposv_;
-  static constexpr auto sysv = ssysv_;
-  static constexpr auto getrf = sgetrf_;
-  static constexpr auto getri = sgetri_;
-  static constexpr auto trsm = cblas_strsm;
+  static constexpr auto potrf = GJ_BLAS(spotrf_);
+  static constexpr auto potrs = GJ_BLAS(spotrs_);
+  static constexpr auto gesv = GJ_BLAS(sgesv_);
+  static constexpr auto posv = GJ_BLAS(sposv_);
+  static constexpr auto sysv = GJ_BLAS(ssysv_);
+  static constexpr auto getrf = GJ_BLAS(sgetrf_);
+  static constexpr auto getri = GJ_BLAS(sgetri_);
+  static constexpr auto trsm = GJ_BLAS(cblas_strsm);
 };
 
 template <> struct Routines<double> {
-  static constexpr auto potrf = dpotrf_;
-  static constexpr auto potrs = dpotrs_;
-  static constexpr auto gesv = dgesv_;
-  static constexpr auto posv = dposv_;
-  static constexpr auto sysv = dsysv_;
-  static constexpr auto getrf = dgetrf_;
-  static constexpr auto getri = dgetri_;
-  static constexpr auto trsm = cblas_dtrsm;
+  static constexpr auto potrf = GJ_BLAS(dpotrf_);
+  static constexpr auto potrs = GJ_BLAS(dpotrs_);
+  static constexpr auto gesv = GJ_BLAS(dgesv_);
+  static constexpr auto posv = GJ_BLAS(dposv_);
+  static constexpr auto sysv = GJ_BLAS(dsysv_);
+  static constexpr auto getrf = GJ_BLAS(dgetrf_);
+  static constexpr auto getri = GJ_BLAS(dgetri_);
+  static constexpr auto trsm = GJ_BLAS(cblas_dtrsm);
 };
 
 char uplo(bool Lower) { return Lower ? 'L' : 'U'; }

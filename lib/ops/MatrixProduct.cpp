@@ -8,6 +8,7 @@
 #include "MatrixProduct.h"
 #include "BlasThreads.h"
 #include <algorithm>
+#include "BlasSymbols.h"
 #include <cblas.h>
 #include <limits>
 #include <type_traits>
@@ -85,9 +86,9 @@ static bool blasProductImpl(const MatView &A, const MatView &B, T *C, T Alpha,
       return false;
     T D;
     if constexpr (F32)
-      D = cblas_sdot(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
+      D = GJ_BLAS(cblas_sdot)(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
     else
-      D = cblas_ddot(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
+      D = GJ_BLAS(cblas_ddot)(blasint(K), PA, blasint(*IncA), PB, blasint(*IncB));
     // Beta 0 must not read C (it may hold anything, NaN included).
     *C = Beta == 0 ? Alpha * D : Alpha * D + Beta * *C;
     return true;
@@ -109,10 +110,10 @@ static bool blasProductImpl(const MatView &A, const MatView &B, T *C, T Alpha,
     const T *PX = reinterpret_cast<const T *>(X);
     auto Tr = Trans ? CblasTrans : CblasNoTrans;
     if constexpr (F32)
-      cblas_sgemv(CblasRowMajor, Tr, blasint(R), blasint(Cc), Alpha, PM,
+      GJ_BLAS(cblas_sgemv)(CblasRowMajor, Tr, blasint(R), blasint(Cc), Alpha, PM,
                   blasint(L->Ld), PX, blasint(*Inc), Beta, C, 1);
     else
-      cblas_dgemv(CblasRowMajor, Tr, blasint(R), blasint(Cc), Alpha, PM,
+      GJ_BLAS(cblas_dgemv)(CblasRowMajor, Tr, blasint(R), blasint(Cc), Alpha, PM,
                   blasint(L->Ld), PX, blasint(*Inc), Beta, C, 1);
     return true;
   }
@@ -122,11 +123,11 @@ static bool blasProductImpl(const MatView &A, const MatView &B, T *C, T Alpha,
   auto TA = LA->Trans ? CblasTrans : CblasNoTrans;
   auto TB = LB->Trans ? CblasTrans : CblasNoTrans;
   if constexpr (F32)
-    cblas_sgemm(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K),
+    GJ_BLAS(cblas_sgemm)(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K),
                 Alpha, PA, blasint(LA->Ld), PB, blasint(LB->Ld), Beta, C,
                 blasint(N));
   else
-    cblas_dgemm(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K),
+    GJ_BLAS(cblas_dgemm)(CblasRowMajor, TA, TB, blasint(M), blasint(N), blasint(K),
                 Alpha, PA, blasint(LA->Ld), PB, blasint(LB->Ld), Beta, C,
                 blasint(N));
   return true;

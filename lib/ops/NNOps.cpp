@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NNOps.h"
+#include "PairwiseSum.h"
 #include "ReduceSupport.h"
 #include "StructuralLoweringInfo.h"
 #include "StructuralUtil.h"
@@ -44,6 +45,20 @@ void softmaxRow(const char *In, int64_t InStride, char *Out,
     C V = X(I);
     if (std::isnan(V) || V > Max)
       Max = V;
+  }
+  if (!Log && std::is_same_v<R, C>) {
+    // The exps kept in the output, summed pairwise in double (NumPy sums
+    // pairwise; the JIT code calls the same sum), then divided.
+    for (int64_t I = 0; I < N; ++I)
+      *reinterpret_cast<R *>(Out + I * OutStride) = R(std::exp(X(I) - Max));
+    // Times the reciprocal, as vector code multiplies (a division per
+    // element costs several times more): within an ulp of exp / sum.
+    const double Inverse = 1.0 / pairwiseSum<double, R>(Out, OutStride, N);
+    for (int64_t I = 0; I < N; ++I) {
+      R &Y = *reinterpret_cast<R *>(Out + I * OutStride);
+      Y = static_cast<R>(double(Y) * Inverse);
+    }
+    return;
   }
   double Sum = 0;
   for (int64_t I = 0; I < N; ++I)

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <atomic>
+#include "ops/BlasSymbols.h"
 #include <cblas.h>
 #include <chrono>
 #include <cmath>
@@ -239,7 +240,7 @@ TEST(CudaDevice, CublasColumnMajorMapping) {
       EXPECT_EQ(CM.M, N);
       EXPECT_EQ(CM.N, M);
       EXPECT_EQ(CM.A, G.B);
-      cblas_dgemm(CblasColMajor, CM.TransA ? CblasTrans : CblasNoTrans,
+      GJ_BLAS(cblas_dgemm)(CblasColMajor, CM.TransA ? CblasTrans : CblasNoTrans,
                   CM.TransB ? CblasTrans : CblasNoTrans, CM.M, CM.N, CM.K,
                   G.Alpha, reinterpret_cast<const double *>(CM.A), CM.LdA,
                   reinterpret_cast<const double *>(CM.B), CM.LdB, G.Beta,

@@ -12,7 +12,8 @@
 #include "StructuralOpsTestUtil.h"
 #include "ops/BlasThreads.h"
 
-extern "C" int openblas_get_num_threads(void) __attribute__((weak));
+#include "ops/BlasSymbols.h"
+extern "C" int GJ_BLAS(openblas_get_num_threads)(void) __attribute__((weak));
 
 using namespace graphjit;
 using namespace graphjit::testutil;
@@ -301,30 +302,30 @@ TEST(Checks, TypesAndErrors) {
 // A small call runs on one OpenBLAS thread, nested scopes too, and
 // OpenBLAS gets its threads back after; a large one keeps them.
 TEST(Lapack, SmallCallsRunOnOneBlasThread) {
-  if (!openblas_get_num_threads)
+  if (!GJ_BLAS(openblas_get_num_threads))
     GTEST_SKIP() << "the BLAS linked is not OpenBLAS";
-  int Threads = openblas_get_num_threads();
+  int Threads = GJ_BLAS(openblas_get_num_threads)();
   if (Threads < 2)
     GTEST_SKIP() << "OpenBLAS runs one thread here (OPENBLAS_NUM_THREADS "
                     "or one core): nothing to switch";
   {
     SmallBlasScope Outer(1e3);
-    EXPECT_EQ(openblas_get_num_threads(), 1);
+    EXPECT_EQ(GJ_BLAS(openblas_get_num_threads)(), 1);
     {
       SmallBlasScope Inner(1e4);
-      EXPECT_EQ(openblas_get_num_threads(), 1);
+      EXPECT_EQ(GJ_BLAS(openblas_get_num_threads)(), 1);
     }
-    EXPECT_EQ(openblas_get_num_threads(), 1);
+    EXPECT_EQ(GJ_BLAS(openblas_get_num_threads)(), 1);
   }
-  EXPECT_EQ(openblas_get_num_threads(), Threads);
+  EXPECT_EQ(GJ_BLAS(openblas_get_num_threads)(), Threads);
   {
     SmallBlasScope Large(SmallBlasFlops * 10);
-    EXPECT_EQ(openblas_get_num_threads(), Threads);
+    EXPECT_EQ(GJ_BLAS(openblas_get_num_threads)(), Threads);
   }
   // An op's compute: its result is right, and the count is restored.
   NDArray L = run1(*makeOp("cholesky"), {arr(F64, {3, 3}, Spd)});
   EXPECT_EQ(values(L)[0], 2.0);
-  EXPECT_EQ(openblas_get_num_threads(), Threads);
+  EXPECT_EQ(GJ_BLAS(openblas_get_num_threads)(), Threads);
 }
 
 // JIT code against perform: the LAPACK call through gj_compute, the checks
