@@ -18,6 +18,7 @@
 #include "ops/StandardOps.h"
 #include "llvm/Support/Casting.h"
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 using namespace graphjit;
@@ -46,17 +47,28 @@ void softmaxRow(const char *In, int64_t InStride, char *Out,
     if (std::isnan(V) || V > Max)
       Max = V;
   }
-  if (!Log && std::is_same_v<R, C>) {
+  if (std::isnan(Max)) {
+    // A NaN anywhere makes the whole row NaN: the quiet NaN, whatever the
+    // payloads along the way (vector and scalar exps differ in them).
+    for (int64_t I = 0; I < N; ++I)
+      *reinterpret_cast<R *>(Out + I * OutStride) =
+          std::numeric_limits<R>::quiet_NaN();
+    return;
+  }
+  if (std::is_same_v<R, C> && N >= SoftmaxKeepExpsFrom) {
     // The exps kept in the output, summed pairwise in double (NumPy sums
-    // pairwise; the JIT code calls the same sum), then divided.
+    // pairwise; the JIT code calls the same sum), then divided, or
+    // replaced by x - max - log(sum).
     for (int64_t I = 0; I < N; ++I)
       *reinterpret_cast<R *>(Out + I * OutStride) = R(std::exp(X(I) - Max));
+    const double Total = pairwiseSum<double, R>(Out, OutStride, N);
     // Times the reciprocal, as vector code multiplies (a division per
     // element costs several times more): within an ulp of exp / sum.
-    const double Inverse = 1.0 / pairwiseSum<double, R>(Out, OutStride, N);
+    const double Inverse = 1.0 / Total, LogSum = std::log(Total);
     for (int64_t I = 0; I < N; ++I) {
       R &Y = *reinterpret_cast<R *>(Out + I * OutStride);
-      Y = static_cast<R>(double(Y) * Inverse);
+      Y = static_cast<R>(Log ? double(X(I) - Max) - LogSum
+                             : double(Y) * Inverse);
     }
     return;
   }

@@ -88,6 +88,10 @@ struct SoftmaxInfo {
   unsigned Axis = 0;
 };
 std::optional<SoftmaxInfo> softmaxInfo(const Op &O, unsigned Rank);
+/// Rows of at least this many elements, computed in the output's dtype,
+/// keep their exps in the output and sum them pairwise (NNOps.cpp's
+/// softmaxRow, the JIT code alike); shorter rows sum in order.
+inline constexpr int64_t SoftmaxKeepExpsFrom = 16;
 
 } // namespace graphjit
 
