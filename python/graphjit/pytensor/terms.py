@@ -58,7 +58,7 @@ def label_factors(factors, names):
 
 def mark_density(var, names):
     """var is the sum of the terms names: the output whose graph
-    fill_labels and node_terms read as the value."""
+    fill_labels and variable_terms read as the value."""
     _label(var, names)
     setattr(var.tag, DENSITY_TAG, True)
 
@@ -87,7 +87,7 @@ class TermProvenance(Feature):
             elif not gradient:  # a gradient's node now computes the value
                 _label(new_r, terms, False)
             return
-        # Inputs first: each new node narrows to its inputs' common terms.
+        # Inputs first: each new node narrows to what its inputs work for.
         stack, seen = [(new_r, False)], set()
         while stack:
             var, ready = stack.pop()
@@ -119,15 +119,20 @@ def fill_labels(fgraph):
     density = fgraph.outputs[0]
     nodes = fgraph.toposort()
     value = {v for v in ancestors([density]) if v.owner is not None}
-    clients = fgraph.clients
-    # The node summing the terms tells nothing of which term a summand
-    # belongs to: its readers other than that node do, where there are any.
+    _fill_values(fgraph, nodes, value, density)
+    _fill_gradient(fgraph, nodes, value, density)
+
+
+def _fill_values(fgraph, nodes, value, density):
+    """A value works for the terms its readers work for. The node summing
+    the terms tells nothing of which term a summand belongs to: its other
+    readers do, where there are any."""
     total = density.owner
     for node in reversed(nodes):
         for var in node.outputs:
             if var not in value or terms_of(var) is not None:
                 continue
-            readers = [c for c, _ in clients.get(var, ())
+            readers = [c for c, _ in fgraph.clients.get(var, ())
                        if getattr(c, "outputs", None)
                        and any(o in value for o in c.outputs)]
             if any(c is not total for c in readers):
@@ -138,9 +143,14 @@ def fill_labels(fgraph):
                     terms |= terms_of(out) or set()
             if terms:
                 _label(var, terms)
-    # The gradient's seed (ones like the density, times constants) begins
-    # no term's chain; a chain's first step reads the seed and values (of
-    # one term, or computed from them: 2 * x for the gradient of x ** 2).
+
+
+def _fill_gradient(fgraph, nodes, value, density):
+    """A gradient node continues the chains of the gradients it reads. The
+    seed (ones like the density, times constants) begins no term's chain;
+    a chain's first step reads the seed and values (of one term, or
+    computed from them: 2 * x for the gradient of x ** 2). A node that
+    reads values only (zeros like one, a shape) takes its readers' chain."""
     seed, waiting, derived = set(), [], {}
     for node in nodes:
         if all(o in value for o in node.outputs):
@@ -158,7 +168,7 @@ def fill_labels(fgraph):
             terms = set().union(*chains)
         elif any(i in seed for i in ins):
             terms = read
-        else:  # reads values only: its readers' chain, found below
+        else:
             waiting.append(node)
             derived.update((o, read) for o in node.outputs)
             continue
@@ -166,7 +176,7 @@ def fill_labels(fgraph):
     for node in reversed(waiting):
         terms = set()
         for var in node.outputs:
-            for reader, _ in clients.get(var, ()):
+            for reader, _ in fgraph.clients.get(var, ()):
                 for out in getattr(reader, "outputs", ()):
                     terms |= terms_of(out) or set()
         _label_outputs(node, value,
