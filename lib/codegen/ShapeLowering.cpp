@@ -42,9 +42,15 @@ static void emitBroadcast(ThunkEmitter &E) {
   const Variable *V = E.Node.inputs()[0], *Out = E.Node.output(0);
   DType T = Out->type().Dtype;
   ArrayValues Src = loadArray(E, V), Dst = loadArray(E, Out);
-  if (V->type().rank() == 0) {
-    // One value for the whole array: read it once.
-    emitFill(E, Dst.Dims, Dst.Data, Dst.Strides, T, E.loadElement(T, Src.Data));
+  const bool OneElement = llvm::all_of(V->type().Dims, [](const Dim &D) {
+    return D.isKnown() && D.Size == 1;
+  });
+  if (OneElement) {
+    // One value for the whole array (a scalar, a (1, 1) constant): read
+    // it once.
+    DType VT = V->type().Dtype;
+    emitFill(E, Dst.Dims, Dst.Data, Dst.Strides, T,
+             E.convert(E.loadElement(VT, Src.Data), VT, T));
     return;
   }
   unsigned Off = Out->type().rank() - V->type().rank();

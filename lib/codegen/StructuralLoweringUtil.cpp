@@ -155,6 +155,34 @@ void graphjit::emitStridedNest(ThunkEmitter &E, ArrayRef<Value *> Extents,
   });
 }
 
+/// Emits Nest(Dims, Strides...) for arrays whose last dim is short (a
+/// column or two of a join, a fill of (n, 1)) with the two innermost dims
+/// swapped, so that the long one is the inner loop: row by row, each
+/// element would pay a loop's entry. Strides holds each operand's strides.
+static void emitShortRowsSwapped(
+    ThunkEmitter &E, ArrayRef<Value *> Dims,
+    ArrayRef<SmallVector<Value *, 8>> Strides,
+    function_ref<void(ArrayRef<Value *>,
+                      ArrayRef<SmallVector<Value *, 8>>)>
+        Nest) {
+  const size_t N = Dims.size();
+  if (N < 2)
+    return Nest(Dims, Strides);
+  IRBuilder<> &B = E.B;
+  Value *Short =
+      B.CreateAnd(B.CreateICmpSLT(Dims[N - 1], E.constI64(ShortCopyRow)),
+                  B.CreateICmpSGT(Dims[N - 2], Dims[N - 1]));
+  SmallVector<Value *, 8> SwappedDims(Dims.begin(), Dims.end());
+  std::swap(SwappedDims[N - 1], SwappedDims[N - 2]);
+  SmallVector<SmallVector<Value *, 8>, 2> SwappedStrides(Strides.begin(),
+                                                         Strides.end());
+  for (auto &S : SwappedStrides)
+    std::swap(S[N - 1], S[N - 2]);
+  emitIfElse(
+      E, Short, "short.rows", [&] { Nest(SwappedDims, SwappedStrides); },
+      [&] { Nest(Dims, Strides); });
+}
+
 void graphjit::emitCopy(ThunkEmitter &E, ArrayRef<Value *> Dims, Value *Dst,
                         ArrayRef<Value *> DstStrides, DType DstT, Value *Src,
                         ArrayRef<Value *> SrcStrides, DType SrcT) {
@@ -165,18 +193,24 @@ void graphjit::emitCopy(ThunkEmitter &E, ArrayRef<Value *> Dims, Value *Dst,
     CopyOne(Dst, Src);
     return;
   }
-  size_t Last = Dims.size() - 1;
-  SmallVector<Value *, 8> DstOuter(DstStrides.begin(), DstStrides.end() - 1);
-  SmallVector<Value *, 8> SrcOuter(SrcStrides.begin(), SrcStrides.end() - 1);
-  emitStridedNest(E, Dims.drop_back(), {Dst, Src}, {DstOuter, SrcOuter},
-                  [&](ArrayRef<Value *> P) {
-                    emitRowLoop(E, Dims[Last],
-                                {{P[0], DstStrides[Last], DstT},
-                                 {P[1], SrcStrides[Last], SrcT}},
-                                [&](Value *, ArrayRef<Value *> Ptrs) {
-                                  CopyOne(Ptrs[0], Ptrs[1]);
-                                });
-                  });
+  SmallVector<Value *, 8> DS(DstStrides.begin(), DstStrides.end()),
+      SS(SrcStrides.begin(), SrcStrides.end());
+  emitShortRowsSwapped(
+      E, Dims, {DS, SS},
+      [&](ArrayRef<Value *> Ds, ArrayRef<SmallVector<Value *, 8>> St) {
+        size_t Last = Ds.size() - 1;
+        SmallVector<Value *, 8> DstOuter(St[0].begin(), St[0].end() - 1);
+        SmallVector<Value *, 8> SrcOuter(St[1].begin(), St[1].end() - 1);
+        emitStridedNest(E, Ds.drop_back(), {Dst, Src}, {DstOuter, SrcOuter},
+                        [&](ArrayRef<Value *> P) {
+                          emitRowLoop(E, Ds[Last],
+                                      {{P[0], St[0][Last], DstT},
+                                       {P[1], St[1][Last], SrcT}},
+                                      [&](Value *, ArrayRef<Value *> Ptrs) {
+                                        CopyOne(Ptrs[0], Ptrs[1]);
+                                      });
+                        });
+      });
 }
 
 void graphjit::emitFill(ThunkEmitter &E, ArrayRef<Value *> Dims, Value *Dst,
@@ -185,15 +219,24 @@ void graphjit::emitFill(ThunkEmitter &E, ArrayRef<Value *> Dims, Value *Dst,
     E.storeElement(T, V, Dst);
     return;
   }
-  size_t Last = Dims.size() - 1;
-  SmallVector<Value *, 8> Outer(DstStrides.begin(), DstStrides.end() - 1);
-  emitStridedNest(E, Dims.drop_back(), {Dst}, {Outer},
-                  [&](ArrayRef<Value *> P) {
-                    emitRowLoop(E, Dims[Last], {{P[0], DstStrides[Last], T}},
-                                [&](Value *, ArrayRef<Value *> Ptrs) {
-                                  E.storeElement(T, V, Ptrs[0]);
-                                });
-                  });
+  // One walk through as much as one stride covers: a contiguous fill is
+  // one row, and a column of (n, 1) is a row of n.
+  SmallVector<Value *, 8> DD(Dims.begin(), Dims.end()),
+      DS(DstStrides.begin(), DstStrides.end());
+  coalesceDims(E, DD, DS);
+  emitShortRowsSwapped(
+      E, DD, {DS},
+      [&](ArrayRef<Value *> Ds, ArrayRef<SmallVector<Value *, 8>> St) {
+        size_t Last = Ds.size() - 1;
+        SmallVector<Value *, 8> Outer(St[0].begin(), St[0].end() - 1);
+        emitStridedNest(E, Ds.drop_back(), {Dst}, {Outer},
+                        [&](ArrayRef<Value *> P) {
+                          emitRowLoop(E, Ds[Last], {{P[0], St[0][Last], T}},
+                                      [&](Value *, ArrayRef<Value *> Ptrs) {
+                                        E.storeElement(T, V, Ptrs[0]);
+                                      });
+                        });
+      });
 }
 
 void graphjit::coalesceDims(ThunkEmitter &E, SmallVectorImpl<Value *> &Dims,

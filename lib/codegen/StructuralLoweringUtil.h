@@ -80,6 +80,10 @@ void emitStridedNest(
     llvm::ArrayRef<llvm::SmallVector<llvm::Value *, 8>> Strides,
     llvm::function_ref<void(llvm::ArrayRef<llvm::Value *>)> Body);
 
+/// Rows (last dims) shorter than this, of more rows, are walked down
+/// their columns by emitCopy and emitFill.
+inline constexpr int64_t ShortCopyRow = 4;
+
 /// Copies Src into Dst over a walk of Dims, converting SrcT to DstT as
 /// NumPy's astype does. Strides are bytes per dim (0: broadcast).
 void emitCopy(ThunkEmitter &E, llvm::ArrayRef<llvm::Value *> Dims,

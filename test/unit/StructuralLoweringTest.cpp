@@ -464,6 +464,18 @@ TEST(StructuralLowering, ConcatenateConvertsAndOffsets) {
         Build,
         {values(DType::I8, {2, 3}), values(DType::U8, {0, 3}),
          values(DType::F32, {4, 3})});
+  // Columns joined along axis 1, as the ordinal likelihoods make them
+  // ((n, 1), a transposed (n, 3), (n, 1)): rows shorter than ShortCopyRow
+  // copied down their columns; and a long first row, copied row by row.
+  BuildFn Columns = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    B.output(apply(B, "concatenate",
+                   {In[0], apply(B, "transpose", {In[1]}), In[0]},
+                   {{"axis", num(1)}}));
+    B.output(apply(B, "concatenate", {In[1], In[1]}, {{"axis", num(1)}}));
+  };
+  agree({TensorType(DType::F64, {S("n"), K(1)}),
+         TensorType(DType::F64, {K(3), S("n")})},
+        Columns, {values(DType::F64, {50, 1}), values(DType::F64, {3, 50}, 3)});
   // Mismatched dims: perform's message.
   BuildFn Bad = [](FunctionBuilder &B, std::vector<Variable *> In) {
     B.output(apply(B, "concatenate", {In[0], In[1]}, {{"axis", num(0)}}));
