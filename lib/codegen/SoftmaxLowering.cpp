@@ -120,9 +120,10 @@ void SoftmaxRow::emitPasses(Value *Max, bool KeepExp) {
           V = B.CreateFDiv(wide(exp(B.CreateFSub(converted(At[0]), Max))), Sum);
         E.storeElement(outT(), E.convert(V, DType::F64, outT()), At[1]);
       },
-      // An exp computed again here stays libm's scalar one: the sum above
-      // added libm's, and the two must be the same numbers (as perform's).
-      /*Versioned=*/KeepExp || Info.Log);
+      // Short rows (not KeepExp) stay scalar: a test of contiguity per row
+      // costs more than rows of a few elements gain, and an exp computed
+      // again must be libm's scalar one, the one the sum above added.
+      /*Versioned=*/KeepExp);
 }
 
 static Error emitSoftmax(ThunkEmitter &E) {
