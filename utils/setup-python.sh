@@ -10,21 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
 
-make_venv() { # DIR REQUIREMENTS
-  local dir=$1 req=$2
-  if [ ! -x "$dir/bin/python" ]; then
-    echo "setup: creating $(basename "$dir")"
-    /usr/bin/python3 -m venv "$dir"
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check \
-      pip==26.3
-  fi
-  # Reinstalled only when the requirements change.
-  if ! cmp -s "$req" "$dir/.graphjit-requirements"; then
-    echo "setup: installing $(basename "$req") into $(basename "$dir")"
-    "$dir/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
-    cp "$req" "$dir/.graphjit-requirements"
-  fi
-}
+source "$root/utils/make-venv.sh"
 
 make_venv "$root/.venv" "$root/python/requirements.txt"
 make_venv "$root/.venv-pymc" "$root/python/requirements-pymc.txt"

@@ -37,15 +37,8 @@ done
 
 # The BLAS and LAPACK graphjit links: the pinned scipy-openblas32 from PyPI
 # (cmake/GraphjitBlas.cmake), in an environment of its own.
-blas_req="$root/utils/requirements-blas.txt"
-blas_venv="$root/.venv-blas"
-if ! cmp -s "$blas_req" "$blas_venv/.graphjit-requirements" 2>/dev/null; then
-  rm -rf "$blas_venv"
-  /usr/bin/python3 -m venv "$blas_venv"
-  "$blas_venv/bin/python" -m pip install -q --disable-pip-version-check \
-    -r "$blas_req"
-  cp "$blas_req" "$blas_venv/.graphjit-requirements"
-fi
+source "$root/utils/make-venv.sh"
+make_venv "$root/.venv-blas" "$root/utils/requirements-blas.txt"
 
 build="$root/build"
 config=(-G Ninja -DCMAKE_BUILD_TYPE=Release)

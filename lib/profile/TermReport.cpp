@@ -37,7 +37,7 @@ std::vector<TermRow> termRows(const FunctionProfile &F) {
   std::vector<TermRow> Rows;
   for (auto &KV : ByTerms)
     Rows.push_back(std::move(KV.second));
-  // Single terms before shared ones at equal time: std::map's order.
+  // Equal times keep the map's order of their names.
   std::stable_sort(Rows.begin(), Rows.end(),
                    [](const TermRow &A, const TermRow &B) {
                      return A.seconds() > B.seconds();

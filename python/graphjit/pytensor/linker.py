@@ -43,6 +43,8 @@ class GraphjitLinker(JITLinker):
         # profile message): a str, or a callable of the FunctionGraph.
         self.name = name
         self.profile = None
+        # PyTensor's rewrite time of the accepted graph (accept()).
+        self.rewrite_seconds = None
 
     def clone(self, allow_gc=None):
         new = super().clone(allow_gc=allow_gc)
@@ -55,10 +57,9 @@ class GraphjitLinker(JITLinker):
         # PyTensor accepts the graph right after rewriting it: the time
         # since RewriteClock ran is its rewrites' (for the profile).
         started = getattr(fgraph, "graphjit_rewrites_started", None)
-        self.rewrite_seconds = None if started is None else \
-            time.perf_counter() - started
+        rewrites = None if started is None else time.perf_counter() - started
         linker = super().accept(fgraph, no_recycling, profile)
-        linker.rewrite_seconds = self.rewrite_seconds
+        linker.rewrite_seconds = rewrites
         linker.profile = profile
         linker.opt_level = self.opt_level
         linker.device = self.device
