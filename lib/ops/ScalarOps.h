@@ -31,7 +31,8 @@ enum class ScalarOpKind : uint8_t {
   Psi, TriGamma, Gamma, Erfinv, Erfcinv, Erfcx, Log1mexp, XLogX, I0, I1, I0e,
   I1e, Tan, ArcSin, ArcCos, ArcTan, Sinh, Cosh, ArcSinh, ArcCosh, ArcTanh,
   Exp2, Trunc, RoundHalfEven, XLogY0, GammaInc, GammaIncC, Polygamma, ArcTan2,
-  BetaInc, OwensT,
+  BetaInc, OwensT, Jv, J0, J1, Iv, Ive, Kve, GammaU, GammaL, GammaIncInv,
+  GammaIncCInv, BetaIncInv, Deg2Rad, Rad2Deg, RoundHalfAway,
   // Others.
   Switch, Clip, Cast, Second,
 };
@@ -150,6 +151,20 @@ inline constexpr ScalarOpInfo ScalarOpTable[] = {
     {ScalarOpKind::ArcTan2, "arctan2", 2, 2, DTypeRule::FloatFn, false, 1, "arctan(y / x) in the quadrant of (x, y) (np.arctan2)"},
     {ScalarOpKind::BetaInc, "betainc", 3, 3, DTypeRule::FloatFn, false, 1, "regularized incomplete beta I_x(a, b): betainc(a, b, x) (scipy.special.betainc)"},
     {ScalarOpKind::OwensT, "owens_t", 2, 2, DTypeRule::FloatFn, false, 1, "Owen's T function T(h, a) (scipy.special.owens_t; the skew normal CDF is Phi(h) - 2 T(h, a))"},
+    {ScalarOpKind::Jv, "jv", 2, 2, DTypeRule::FloatFn, false, 1, "Bessel function of the first kind of real order: jv(v, x) (scipy.special.jv)"},
+    {ScalarOpKind::J0, "j0", 1, 1, DTypeRule::FloatFn, false, 1, "Bessel function of the first kind of order 0 (scipy.special.j0)"},
+    {ScalarOpKind::J1, "j1", 1, 1, DTypeRule::FloatFn, false, 1, "Bessel function of the first kind of order 1 (scipy.special.j1)"},
+    {ScalarOpKind::Iv, "iv", 2, 2, DTypeRule::FloatFn, false, 1, "modified Bessel function of the first kind of real order: iv(v, x) (scipy.special.iv)"},
+    {ScalarOpKind::Ive, "ive", 2, 2, DTypeRule::FloatFn, false, 1, "iv(v, x) * exp(-|x|), scaled (scipy.special.ive)"},
+    {ScalarOpKind::Kve, "kve", 2, 2, DTypeRule::FloatFn, false, 1, "modified Bessel function of the second kind, scaled: kv(v, x) * exp(x) (scipy.special.kve)"},
+    {ScalarOpKind::GammaU, "gammau", 2, 2, DTypeRule::FloatFn, false, 1, "upper incomplete gamma, unregularized: gammaincc(k, x) * gamma(k) (PyTensor's gammau)"},
+    {ScalarOpKind::GammaL, "gammal", 2, 2, DTypeRule::FloatFn, false, 1, "lower incomplete gamma, unregularized: gammainc(k, x) * gamma(k) (PyTensor's gammal)"},
+    {ScalarOpKind::GammaIncInv, "gammaincinv", 2, 2, DTypeRule::FloatFn, false, 1, "the x with gammainc(k, x) = p: gammaincinv(k, p) (scipy.special.gammaincinv)"},
+    {ScalarOpKind::GammaIncCInv, "gammainccinv", 2, 2, DTypeRule::FloatFn, false, 1, "the x with gammaincc(k, x) = q: gammainccinv(k, q) (scipy.special.gammainccinv)"},
+    {ScalarOpKind::BetaIncInv, "betaincinv", 3, 3, DTypeRule::FloatFn, false, 1, "the x with betainc(a, b, x) = p: betaincinv(a, b, p) (scipy.special.betaincinv)"},
+    {ScalarOpKind::Deg2Rad, "deg2rad", 1, 1, DTypeRule::FloatFn, false, 1, "degrees to radians, x * (pi / 180) (np.deg2rad)"},
+    {ScalarOpKind::Rad2Deg, "rad2deg", 1, 1, DTypeRule::FloatFn, false, 1, "radians to degrees, x * (180 / pi) (np.rad2deg)"},
+    {ScalarOpKind::RoundHalfAway, "round_half_away_from_zero", 1, 1, DTypeRule::FloatFn, false, 1, "round to nearest, ties away from zero (C's round)"},
     {ScalarOpKind::Switch, "switch", 3, 3, DTypeRule::Switch, false, 1, "switch(c, a, b): a where c != 0, else b"},
     {ScalarOpKind::Clip, "clip", 3, 3, DTypeRule::Arith, false, 1, "clip(x, lo, hi) = minimum(maximum(x, lo), hi)"},
     {ScalarOpKind::Cast, "cast", 1, 1, DTypeRule::Cast, false, 0, "cast(x, dtype=f32): convert to another dtype"},
@@ -188,7 +203,11 @@ constexpr bool isHostOnlyScalarOp(ScalarOpKind K) {
   case ScalarOpKind::I0e: case ScalarOpKind::I1e: case ScalarOpKind::XLogY0:
   case ScalarOpKind::GammaInc: case ScalarOpKind::GammaIncC:
   case ScalarOpKind::Polygamma: case ScalarOpKind::BetaInc:
-  case ScalarOpKind::OwensT:
+  case ScalarOpKind::OwensT: case ScalarOpKind::Jv: case ScalarOpKind::J0:
+  case ScalarOpKind::J1: case ScalarOpKind::Iv: case ScalarOpKind::Ive:
+  case ScalarOpKind::Kve: case ScalarOpKind::GammaU: case ScalarOpKind::GammaL:
+  case ScalarOpKind::GammaIncInv: case ScalarOpKind::GammaIncCInv:
+  case ScalarOpKind::BetaIncInv:
     return true;
   default:
     return false;

@@ -1,7 +1,8 @@
 //===- SpecialFunctions.cpp - Special functions of PyMC's scalar ops ------===//
 //
 // Boost.Math (header-only) does the work where it has the function; erfcx,
-// i0e, i1e, log1mexp, xlogx and xlogy0 are written here. Every function
+// log1mexp, xlogx and xlogy0 are written here, and the Bessel functions
+// have a file of their own (SpecialBessel.cpp). Every function
 // first settles the edges the way SciPy 1.17 (or, for the PyTensor-defined
 // ones, PyTensor's `impl`) does, then hands the interior to the evaluator.
 // Boost is called with a policy under which no error throws: domain and
@@ -11,9 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SpecialFunctions.h"
+#include "SpecialPolicy.h"
 
-#include <boost/math/policies/policy.hpp>
-#include <boost/math/special_functions/bessel.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/erf.hpp>
@@ -29,27 +29,9 @@
 namespace graphjit {
 namespace special {
 
+using namespace detail;
+
 namespace {
-
-namespace bp = boost::math::policies;
-
-/// No exceptions, no errno; results as SciPy gives them. promote_double is
-/// off: SciPy evaluates Boost in double too, and long double is slow.
-using Policy =
-    bp::policy<bp::domain_error<bp::ignore_error>,
-               bp::pole_error<bp::ignore_error>,
-               bp::overflow_error<bp::ignore_error>,
-               bp::underflow_error<bp::ignore_error>,
-               bp::denorm_error<bp::ignore_error>,
-               bp::evaluation_error<bp::ignore_error>,
-               bp::rounding_error<bp::ignore_error>,
-               bp::indeterminate_result_error<bp::ignore_error>,
-               bp::promote_float<false>, bp::promote_double<false>>;
-
-constexpr double Inf = std::numeric_limits<double>::infinity();
-constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
-
-bool isInteger(double X) { return std::isfinite(X) && X == std::floor(X); }
 
 /// exp(X * X) to within a few ulp: X * X is split exactly into Hi + Lo with
 /// an fma, so the rounding of the square is not magnified by exp.
@@ -58,35 +40,6 @@ double expOfSquare(double X) {
   double Lo = std::fma(X, X, -Hi);
   double E = std::exp(Hi);
   return std::isinf(E) ? E : E + E * Lo;
-}
-
-/// The large-x asymptotic series of I_nu(x) * exp(-x) * sqrt(2 pi x) for
-/// nu = 0 or 1 (DLMF 10.40.1), used for X >= 50, where its smallest term is
-/// far below double's epsilon.
-double besselIScaledAsymptotic(int Nu, double X) {
-  double FourNuSq = 4.0 * Nu * Nu;
-  double Term = 1.0, Sum = 1.0;
-  for (int K = 1; K < 60; ++K) {
-    double Odd = 2.0 * K - 1.0;
-    double Next = Term * (Odd * Odd - FourNuSq) / (8.0 * K * X);
-    if (std::fabs(Next) >= std::fabs(Term))
-      break; // The series has started to diverge.
-    Term = Next;
-    Sum += Term;
-    if (std::fabs(Term) < 1e-17 * std::fabs(Sum))
-      break;
-  }
-  constexpr double InvSqrtTwoPi = 0.39894228040143267794;
-  return Sum * InvSqrtTwoPi / std::sqrt(X); // 2 pi X may overflow.
-}
-
-/// I_nu(|x|) * exp(-|x|) for nu = 0 or 1.
-double besselIScaled(int Nu, double AbsX) {
-  if (AbsX == Inf)
-    return 0.0;
-  if (AbsX >= 50.0)
-    return besselIScaledAsymptotic(Nu, AbsX);
-  return boost::math::cyl_bessel_i(Nu, AbsX, Policy()) * std::exp(-AbsX);
 }
 
 /// Above this shape Boost 1.74's gamma_p and gamma_q lose accuracy (in the
@@ -123,7 +76,6 @@ double gammaIncLargeK(double K, double X, bool Upper) {
                     Eta * (1.0 / 864 +
                            Eta * (1.0 / 2835 + Eta * (-139.0 / 777600)))));
   double C1 = -1.0 / 540 - Eta / 288;
-  constexpr double InvSqrtTwoPi = 0.39894228040143267794;
   double R = std::exp(-K * D) * InvSqrtTwoPi / std::sqrt(K) * (C0 + C1 / K);
   double Arg = Eta * std::sqrt(0.5 * K);
   return Upper ? 0.5 * std::erfc(Arg) + R : 0.5 * std::erfc(-Arg) - R;
@@ -304,32 +256,6 @@ double xlogy0(double X, double Y) {
   return X * std::log(Y);
 }
 
-double i0(double X) {
-  if (std::isnan(X))
-    return X;
-  return boost::math::cyl_bessel_i(0, std::fabs(X), Policy());
-}
-
-double i1(double X) {
-  if (std::isnan(X))
-    return X;
-  double Value = boost::math::cyl_bessel_i(1, std::fabs(X), Policy());
-  return X < 0 ? -Value : Value; // I1 is odd.
-}
-
-double i0e(double X) {
-  if (std::isnan(X))
-    return X;
-  return besselIScaled(0, std::fabs(X));
-}
-
-double i1e(double X) {
-  if (std::isnan(X))
-    return X;
-  double Value = besselIScaled(1, std::fabs(X));
-  return std::signbit(X) ? -Value : Value;
-}
-
 double gammainc(double K, double X) {
   double Lower;
   if (gammaIncEdge(K, X, Lower))
@@ -346,6 +272,25 @@ double gammaincc(double K, double X) {
   if (K >= LargeGammaShape)
     return gammaIncLargeK(K, X, /*Upper=*/true);
   return boost::math::gamma_q(K, X, Policy());
+}
+
+// PyTensor's GammaU and GammaL, whose impl multiplies SciPy's regularized
+// value by gamma(k). Boost's unregularized functions give the same in the
+// interior and stay finite where that product overflows to inf or NaN
+// (k above 171, a regularized value that underflows); the edges, and the
+// shapes where gammaIncLargeK takes over, keep the product.
+double gammau(double K, double X) {
+  double Lower;
+  if (gammaIncEdge(K, X, Lower) || K >= LargeGammaShape)
+    return gammaincc(K, X) * std::tgamma(K);
+  return boost::math::tgamma(K, X, Policy());
+}
+
+double gammal(double K, double X) {
+  double Lower;
+  if (gammaIncEdge(K, X, Lower) || K >= LargeGammaShape)
+    return gammainc(K, X) * std::tgamma(K);
+  return boost::math::tgamma_lower(K, X, Policy());
 }
 
 double gammaincinv(double K, double P) {
@@ -414,16 +359,14 @@ float erfcx(float X) { return float(erfcx(double(X))); }
 float log1mexp(float X) { return float(log1mexp(double(X))); }
 float xlogx(float X) { return float(xlogx(double(X))); }
 float xlogy0(float X, float Y) { return float(xlogy0(double(X), double(Y))); }
-float i0(float X) { return float(i0(double(X))); }
-float i1(float X) { return float(i1(double(X))); }
-float i0e(float X) { return float(i0e(double(X))); }
-float i1e(float X) { return float(i1e(double(X))); }
 float gammainc(float K, float X) {
   return float(gammainc(double(K), double(X)));
 }
 float gammaincc(float K, float X) {
   return float(gammaincc(double(K), double(X)));
 }
+float gammau(float K, float X) { return float(gammau(double(K), double(X))); }
+float gammal(float K, float X) { return float(gammal(double(K), double(X))); }
 float gammaincinv(float K, float P) {
   return float(gammaincinv(double(K), double(P)));
 }
@@ -476,8 +419,16 @@ using namespace graphjit::special;
   UNARY(i1, i1)                                                                \
   UNARY(i0e, i0e)                                                              \
   UNARY(i1e, i1e)                                                              \
+  BINARY(jv, jv)                                                               \
+  UNARY(j0, besselJ0)                                                          \
+  UNARY(j1, besselJ1)                                                          \
+  BINARY(iv, iv)                                                               \
+  BINARY(ive, ive)                                                             \
+  BINARY(kve, kve)                                                             \
   BINARY(gammainc, gammainc)                                                   \
   BINARY(gammaincc, gammaincc)                                                 \
+  BINARY(gammau, gammau)                                                       \
+  BINARY(gammal, gammal)                                                       \
   BINARY(gammaincinv, gammaincinv)                                             \
   BINARY(gammainccinv, gammainccinv)                                           \
   TERNARY(betainc, betainc)                                                    \

@@ -59,6 +59,21 @@ double i0e(double X);
 float i0e(float X);
 double i1e(double X);
 float i1e(float X);
+/// scipy.special.jv, j0, j1 (Bessel J of real order); iv, and the
+/// exponentially scaled ive (I_nu(x) e^-|x|) and kve (K_nu(x) e^x). As
+/// SciPy: NaN at an infinite x, and at a negative x for a non-integer nu.
+double jv(double Nu, double X);
+float jv(float Nu, float X);
+double besselJ0(double X);
+float besselJ0(float X);
+double besselJ1(double X);
+float besselJ1(float X);
+double iv(double Nu, double X);
+float iv(float Nu, float X);
+double ive(double Nu, double X);
+float ive(float Nu, float X);
+double kve(double Nu, double X);
+float kve(float Nu, float X);
 
 /// scipy.special.gammainc and gammaincc (regularized lower and upper
 /// incomplete gamma), and their inverses in x.
@@ -66,6 +81,12 @@ double gammainc(double K, double X);
 float gammainc(float K, float X);
 double gammaincc(double K, double X);
 float gammaincc(float K, float X);
+/// PyTensor's gammau and gammal: gammaincc(k, x) * gamma(k) and
+/// gammainc(k, x) * gamma(k), the unregularized incomplete gammas.
+double gammau(double K, double X);
+float gammau(float K, float X);
+double gammal(double K, double X);
+float gammal(float K, float X);
 double gammaincinv(double K, double P);
 float gammaincinv(float K, float P);
 double gammainccinv(double K, double Q);
@@ -121,10 +142,26 @@ double gj_special_i0e_f64(double);
 float gj_special_i0e_f32(float);
 double gj_special_i1e_f64(double);
 float gj_special_i1e_f32(float);
+double gj_special_jv_f64(double, double);
+float gj_special_jv_f32(float, float);
+double gj_special_j0_f64(double);
+float gj_special_j0_f32(float);
+double gj_special_j1_f64(double);
+float gj_special_j1_f32(float);
+double gj_special_iv_f64(double, double);
+float gj_special_iv_f32(float, float);
+double gj_special_ive_f64(double, double);
+float gj_special_ive_f32(float, float);
+double gj_special_kve_f64(double, double);
+float gj_special_kve_f32(float, float);
 double gj_special_gammainc_f64(double, double);
 float gj_special_gammainc_f32(float, float);
 double gj_special_gammaincc_f64(double, double);
 float gj_special_gammaincc_f32(float, float);
+double gj_special_gammau_f64(double, double);
+float gj_special_gammau_f32(float, float);
+double gj_special_gammal_f64(double, double);
+float gj_special_gammal_f32(float, float);
 double gj_special_gammaincinv_f64(double, double);
 float gj_special_gammaincinv_f32(float, float);
 double gj_special_gammainccinv_f64(double, double);

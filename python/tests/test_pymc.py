@@ -52,3 +52,37 @@ def test_profile_prints():
     out = io.StringIO()
     f.f.profile.summary(file=out)
     assert "Apply" in out.getvalue()
+
+
+def test_bessel_and_inverse_cdf_distributions_run_as_c():
+    """Rice (PyMC's own I0e scalar op), VonMises (i0), the HSGP coefficients
+    of a periodic kernel (ive) and a rational quadratic's spectral density
+    (kv), and icdfs through betaincinv and gammaincinv: every node of logp
+    and dlogp compiled, values equal to PyTensor's default mode."""
+    x = np.linspace(-1.2, 1.4, 6)
+    with pm.Model() as model:
+        nu = pm.HalfNormal("nu", 2.0)
+        sigma = pm.HalfNormal("sigma", 1.0)
+        pm.Rice("r", nu=nu, sigma=sigma, observed=np.abs(x) + 0.3)
+        kappa = pm.HalfNormal("kappa", 3.0)
+        pm.VonMises("angle", mu=0.2, kappa=kappa, observed=x)
+        ell = pm.HalfNormal("ell", 1.0)
+        periodic = pm.gp.cov.Periodic(1, period=2.0, ls=ell)
+        q2 = periodic.power_spectral_density_approx(np.arange(6))
+        ratquad = pm.gp.cov.RatQuad(1, alpha=2.5, ls=ell)
+        psd = ratquad.power_spectral_density(np.linspace(0.1, 3, 5)[:, None])
+        pm.Potential("spectra", pm.math.log(q2).sum() + pm.math.log(psd).sum())
+        p = pm.Beta("p", 2.0, 3.0)
+        pm.Potential("icdfs", pm.math.log(
+            pm.icdf(pm.Beta.dist(2.0, 3.0), p)
+            + pm.icdf(pm.Gamma.dist(2.0, 1.5), p)))
+    logp = model.compile_logp(mode="GRAPHJIT")
+    dlogp = model.compile_dlogp(mode="GRAPHJIT")
+    for f in (logp, dlogp):
+        cov = gjp.coverage(f.f)
+        assert cov["c_nodes"] == cov["nodes"], cov["py_nodes"]
+    ref_logp, ref_dlogp = model.compile_logp(), model.compile_dlogp()
+    for point in _points(model):
+        np.testing.assert_allclose(logp(point), ref_logp(point), rtol=1e-10)
+        np.testing.assert_allclose(dlogp(point), ref_dlogp(point), rtol=1e-9,
+                                   atol=1e-12)

@@ -32,6 +32,14 @@ _NAMES = {
     "Erfcx": "erfcx", "Log1mexp": "log1mexp", "XlogX": "xlogx",
     "XlogY0": "xlogy0", "I0": "i0", "I1": "i1", "GammaInc": "gammainc",
     "GammaIncC": "gammaincc", "BetaInc": "betainc", "Owens_t": "owens_t",
+    "Jv": "jv", "J0": "j0", "J1": "j1", "Iv": "iv", "Ive": "ive",
+    "Kve": "kve", "GammaU": "gammau", "GammaL": "gammal",
+    "GammaIncInv": "gammaincinv", "GammaIncCInv": "gammainccinv",
+    "BetaIncInv": "betaincinv", "Deg2Rad": "deg2rad", "Rad2Deg": "rad2deg",
+    "RoundHalfAwayFromZero": "round_half_away_from_zero",
+    # PyMC's own scalar ops (pymc.distributions.dist_math), SciPy's i0e and
+    # i1e: the Rice distribution's log-density.
+    "I0e": "i0e", "I1e": "i1e",
     "Tan": "tan",
     "ArcSin": "arcsin", "ArcCos": "arccos", "ArcTan": "arctan",
     "ArcTan2": "arctan2", "Sinh": "sinh", "Cosh": "cosh",
@@ -39,7 +47,7 @@ _NAMES = {
     "Exp2": "exp2", "Trunc": "trunc", "RoundHalfToEven": "round_half_to_even",
 }
 # Bitwise in PyTensor, logical in graphjit: the same only on bools.
-_BOOL_ONLY = {"AND": "and", "OR": "or", "Invert": "not"}
+_BOOL_ONLY = {"AND": "and", "OR": "or", "Invert": "not", "XOR": "neq"}
 
 # Ops whose integer inputs give a float (NumPy's rule, which graphjit keeps).
 _FLOAT_FNS = {"exp", "log", "log1p", "expm1", "sqrt", "sigmoid", "softplus",
@@ -47,6 +55,9 @@ _FLOAT_FNS = {"exp", "log", "log1p", "expm1", "sqrt", "sigmoid", "softplus",
               "log2", "log10", "psi", "tri_gamma", "polygamma", "gamma",
               "erfinv", "erfcinv", "erfcx", "log1mexp", "xlogx", "xlogy0",
               "i0", "i1", "gammainc", "gammaincc", "betainc", "owens_t",
+              "jv", "j0", "j1", "iv", "ive", "kve", "gammau", "gammal",
+              "gammaincinv", "gammainccinv", "betaincinv", "deg2rad",
+              "rad2deg", "round_half_away_from_zero", "i0e", "i1e",
               "tan", "arcsin",
               "arccos", "arctan", "arctan2", "sinh", "cosh", "arcsinh",
               "arccosh", "arctanh", "exp2", "trunc", "round_half_to_even"}
