@@ -87,6 +87,7 @@ enum class OpKind : uint8_t {
   IncRows,
   Cumulative,
   Lapack,
+  Spectral,
   Check,
   ArrayFn,
   ScalarLoop,

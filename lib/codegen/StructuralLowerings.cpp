@@ -97,6 +97,8 @@ void graphjit::registerStructuralLowerings() {
   // cholesky, the solves, inv, det, slogdet (LapackOps.cpp): LAPACK per
   // matrix of the batch, through gj_compute.
   registerLowering(OpKind::Lapack, Compute);
+  // eigh, eigh_grad, svd, pinv (SpectralOps.cpp) the same way.
+  registerLowering(OpKind::Spectral, Compute);
   // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
   // way: shapes from values, filled by library loops; but the diagonals of
   // matrices and the gathers and scatters on leading axes, planned, as

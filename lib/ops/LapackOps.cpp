@@ -25,6 +25,7 @@
 
 #include "LapackOps.h"
 #include "BlasThreads.h"
+#include "LapackBatch.h"
 #include "LapackKernels.h"
 #include "Strided.h"
 #include "StructuralUtil.h"
@@ -35,6 +36,7 @@
 #include <type_traits>
 
 using namespace graphjit;
+using namespace graphjit::lapack;
 using llvm::Error;
 using llvm::Expected;
 
@@ -68,132 +70,6 @@ llvm::SmallVector<unsigned, 2> coreRanks(const LapackParams &P) {
   if (takesB(P.Fn))
     return {2, P.BNdim};
   return {2};
-}
-
-DType resultDType(llvm::ArrayRef<DType> In) {
-  for (DType T : In)
-    if (T != DType::F32)
-      return DType::F64;
-  return DType::F32;
-}
-
-/// Broadcasts the batch dims (static) of the inputs, NumPy's rules.
-Expected<std::vector<Dim>> batchDims(llvm::ArrayRef<TensorType> In,
-                                     llvm::ArrayRef<unsigned> Core,
-                                     llvm::StringRef Name) {
-  size_t Rank = 0;
-  for (size_t I = 0; I < In.size(); ++I) {
-    if (In[I].rank() < Core[I])
-      return opError(llvm::Twine(Name) + ": input " + llvm::Twine(I) +
-                     " has rank " + llvm::Twine(In[I].rank()) +
-                     ", at least " + llvm::Twine(Core[I]) + " expected");
-    Rank = std::max<size_t>(Rank, In[I].rank() - Core[I]);
-  }
-  std::vector<Dim> Out(Rank, Dim::known(1));
-  for (size_t I = 0; I < In.size(); ++I) {
-    size_t B = In[I].rank() - Core[I];
-    for (size_t K = 0; K < B; ++K) {
-      const Dim &D = In[I].Dims[K];
-      Dim &O = Out[Rank - B + K];
-      if (D.isKnown() && D.Size == 1)
-        continue;
-      if (O.isKnown() && O.Size == 1)
-        O = D;
-      else if (D.isKnown() && O.isKnown() && D.Size != O.Size)
-        return opError(llvm::Twine(Name) + ": batch dims " +
-                       compactDimsStr(In[0].Dims) + " and " +
-                       compactDimsStr(In[I].Dims) + " do not broadcast");
-      else if (!O.isKnown())
-        O = D.isKnown() ? D : O;
-    }
-  }
-  return Out;
-}
-
-/// The same at run time, with each input's byte strides over the batch
-/// (0 where it broadcasts).
-struct Batch {
-  Shape Dims;
-  std::vector<Shape> Strides; // per input, over Dims
-  int64_t count() const { return numElementsOf(Dims); }
-};
-
-Expected<Batch> runBatch(llvm::ArrayRef<NDArray> In,
-                         llvm::ArrayRef<unsigned> Core, llvm::StringRef Name) {
-  Batch B;
-  size_t Rank = 0;
-  for (size_t I = 0; I < In.size(); ++I) {
-    if (In[I].rank() < Core[I])
-      return opError(llvm::Twine(Name) + ": input " + llvm::Twine(I) +
-                     " has rank " + llvm::Twine(In[I].rank()));
-    Rank = std::max<size_t>(Rank, In[I].rank() - Core[I]);
-  }
-  B.Dims.assign(Rank, 1);
-  for (size_t I = 0; I < In.size(); ++I) {
-    size_t R = In[I].rank() - Core[I];
-    for (size_t K = 0; K < R; ++K) {
-      int64_t D = In[I].dim(K), &O = B.Dims[Rank - R + K];
-      if (D != 1 && O != 1 && D != O)
-        return opError(llvm::Twine(Name) + ": batch shapes " +
-                       compactShapeStr(In[0].shape()) + " and " +
-                       compactShapeStr(In[I].shape()) + " do not broadcast");
-      if (O == 1)
-        O = D;
-    }
-  }
-  for (size_t I = 0; I < In.size(); ++I) {
-    size_t R = In[I].rank() - Core[I];
-    Shape S(Rank, 0);
-    for (size_t K = 0; K < R; ++K)
-      if (In[I].dim(K) != 1)
-        S[Rank - R + K] = In[I].strides()[K];
-    B.Strides.push_back(std::move(S));
-  }
-  return B;
-}
-
-/// Byte offset of batch element Flat in input I.
-int64_t batchOffset(const Batch &B, size_t I, int64_t Flat) {
-  int64_t Off = 0;
-  for (size_t K = B.Dims.size(); K-- > 0;) {
-    Off += (Flat % B.Dims[K]) * B.Strides[I][K];
-    Flat /= B.Dims[K];
-  }
-  return Off;
-}
-
-/// Rows × Cols of a strided matrix at Base (dtype Src) into column-major
-/// Dst, converted to T.
-template <typename T>
-void toColumnMajor(DType Src, const char *Base, int64_t Rows, int64_t Cols,
-                   int64_t RowStride, int64_t ColStride, T *Dst) {
-  dispatchDType(Src, [&](auto Tag) {
-    using S = typename decltype(Tag)::type;
-    for (int64_t J = 0; J < Cols; ++J)
-      for (int64_t I = 0; I < Rows; ++I)
-        Dst[I + J * Rows] = T(*reinterpret_cast<const S *>(
-            Base + I * RowStride + J * ColStride));
-  });
-}
-
-/// Column-major Rows × Cols into a C-contiguous T array.
-template <typename T>
-void toRowMajor(const T *Src, int64_t Rows, int64_t Cols, T *Dst) {
-  for (int64_t I = 0; I < Rows; ++I)
-    for (int64_t J = 0; J < Cols; ++J)
-      Dst[I * Cols + J] = Src[I + J * Rows];
-}
-
-Error linAlgError(const llvm::Twine &Msg) {
-  return opError("LinAlgError: " + Msg);
-}
-
-/// The core dims of one input of a run-time array (the last Core dims).
-int64_t coreDim(const NDArray &A, unsigned Core, unsigned K) {
-  return A.dim(A.rank() - Core + K);
-}
-int64_t coreStride(const NDArray &A, unsigned Core, unsigned K) {
-  return A.strides()[A.rank() - Core + K];
 }
 
 } // namespace

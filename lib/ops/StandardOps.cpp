@@ -11,6 +11,7 @@ void graphjit::registerStandardOps(OpRegistry &R) {
   registerReductionOps(R);
   registerLinalgOps(R);
   registerLapackOps(R);
+  registerSpectralOps(R);
   registerCheckOps(R);
   registerArrayFnOps(R);
   registerScalarLoopOps(R);

@@ -20,6 +20,7 @@ void registerCumulativeOps(OpRegistry &R);
 void registerReductionOps(OpRegistry &R);
 void registerLinalgOps(OpRegistry &R);
 void registerLapackOps(OpRegistry &R);
+void registerSpectralOps(OpRegistry &R);
 void registerCheckOps(OpRegistry &R);
 void registerArrayFnOps(OpRegistry &R);
 void registerScalarLoopOps(OpRegistry &R);

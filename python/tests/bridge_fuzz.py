@@ -48,6 +48,7 @@ UNARY = {
     "log1mexp": (pt.log1mexp, lambda x: -pt.abs(x) - 0.01),
     "i0": (pt.i0, lambda x: pt.clip(x, -20, 20)),
     "i1": (pt.i1, lambda x: pt.clip(x, -20, 20)),
+    "j0": (pt.j0, None), "j1": (pt.j1, None),
     "arctan": (pt.arctan, None), "cosh": (pt.cosh, lambda x: pt.clip(x, -9, 9)),
     "sqrt_abs": (lambda x: pt.sqrt(pt.abs(x)), None),
     "sqr": (pt.sqr, None), "neg": (pt.neg, None),
@@ -61,6 +62,11 @@ BINARY = {
     "gammainc": lambda a, b: pt.gammainc(pt.abs(a) + 0.1, pt.abs(b)),
     "gammaincc": lambda a, b: pt.gammaincc(pt.abs(a) + 0.1, pt.abs(b)),
     "switch": lambda a, b: pt.switch(a > b, a, b * 2),
+    # Bessel functions of real order: orders of both signs, arguments
+    # positive (a negative one with a non-integer order is NaN).
+    "jv": lambda a, b: pt.jv(pt.clip(a, -4, 4), pt.abs(b)),
+    "ive": lambda a, b: pt.ive(pt.clip(a, -4, 4), pt.abs(b) + 0.05),
+    "kve": lambda a, b: pt.kve(pt.clip(a, -4, 4), pt.abs(b) + 0.05),
 }
 
 
@@ -173,7 +179,8 @@ class Case:
         n = shape[0]
         a = pt.dot(x, x.T) + (n + 1) * pt.eye(n, dtype=self.dtype)
         name = self.rng.choice(["cholesky", "solve", "det", "inv",
-                                "solve_triangular"])
+                                "solve_triangular", "eigvalsh", "svd_s",
+                                "pinv"])
         self.text.append(name)
         if name == "cholesky":
             return pt.linalg.cholesky(a), (n, n)
@@ -183,6 +190,17 @@ class Case:
             return pt.log(pt.linalg.det(a)), ()
         if name == "inv":
             return pt.linalg.inv(a), (n, n)
+        # The decompositions by what does not depend on the vectors' signs;
+        # eigenvalues spread by a diagonal so that none repeats (a repeated
+        # one makes eigh's gradient 0/0).
+        if name == "eigvalsh":
+            spread = pt.diag(pt.arange(1, n + 1, dtype=self.dtype) * (n + 1))
+            return pt.linalg.eigh(pt.dot(x, x.T) + spread)[0], (n,)
+        if name == "svd_s":
+            return (pt.linalg.svd(x, full_matrices=False)[1],
+                    (min(shape),))
+        if name == "pinv":
+            return pt.linalg.pinv(x), shape[::-1]
         chol = pt.linalg.cholesky(a)
         return pt.linalg.solve_triangular(chol, x, lower=True), shape
 

@@ -172,3 +172,36 @@ def test_compile_section_names_pytensors_steps():
     gjp.summary(f, file=out)
     assert "Compile time before graphjit:" in out.getvalue()
     assert "    PyTensor rewrites: " in out.getvalue()
+
+
+def test_python_fallbacks_section_says_why_each_node_is_py():
+    """A node that runs PyTensor's perform (hyp2f1, which graphjit has no
+    kernel for) is listed in the report's "Python fallbacks" section with
+    its share of the time, its calls, its line and the reason; coverage()
+    has the same as data."""
+    import inspect
+    x = pt.dvector("x")
+    slow = pt.hyp2f1(1.0, 2.0, 3.0, pt.sigmoid(x))  # the Py node's line
+    line = inspect.currentframe().f_lineno - 1
+    f = pytensor.function([x], slow + pt.exp(x).sum(), mode="GRAPHJIT",
+                          profile=True)
+    for _ in range(7):
+        f(np.linspace(-1, 1, 50))
+    [py] = gjp.coverage(f)["py_nodes"]
+    assert "Hyp2F1" in py["reason"] and py["calls"] == 7
+    assert 0 < py["time"] <= 1 and py["seconds"] > 0
+    assert py["line"].endswith("test_profile_bridge.py:%d" % line)
+    out = io.StringIO()
+    gjp.summary(f, file=out)
+    text = out.getvalue()
+    section = text[text.index("Python fallbacks"):]
+    row = section.splitlines()[3]
+    assert "node %d" % py["node"] in row and "Hyp2f1" in row
+    assert "no graphjit kernel for the scalar op Hyp2F1" in row
+    assert "%.1f%%" % (100 * py["time"]) in row
+    # Every node C: no section.
+    g = pytensor.function([x], pt.exp(x).sum(), mode="GRAPHJIT", profile=True)
+    g(np.ones(3))
+    out = io.StringIO()
+    gjp.summary(g, file=out)
+    assert "Python fallbacks" not in out.getvalue()

@@ -86,3 +86,62 @@ def test_bessel_and_inverse_cdf_distributions_run_as_c():
         np.testing.assert_allclose(logp(point), ref_logp(point), rtol=1e-10)
         np.testing.assert_allclose(dlogp(point), ref_dlogp(point), rtol=1e-9,
                                    atol=1e-12)
+
+
+def test_eigh_and_pymc_linear_algebra_run_as_c():
+    """KroneckerNormal with noise (eigh of each factor), an LKJCorr prior
+    (PyMC's PosDefMatrix check), and pm.math.logdet (PyMC's LogDet op, an
+    SVD) in a Potential: every node compiled, values equal to PyTensor's
+    default mode."""
+    x1, x2 = np.linspace(0, 1, 4)[:, None], np.linspace(0, 2, 3)[:, None]
+    y = RNG.normal(size=12)
+    with pm.Model() as model:
+        ell = pm.HalfNormal("ell", 1.0, shape=2)
+        sigma = pm.HalfNormal("sigma", 0.5)
+        covs = [pm.gp.cov.ExpQuad(1, ell[0])(x1) + 1e-6 * np.eye(4),
+                pm.gp.cov.Matern52(1, ell[1])(x2) + 1e-6 * np.eye(3)]
+        pm.KroneckerNormal("y", mu=np.zeros(12), covs=covs, sigma=sigma,
+                           observed=y)
+        corr = pm.LKJCorr("corr", n=3, eta=2.0)
+        scale = pm.HalfNormal("scale", 1.0, shape=2)
+        m = pm.math.stack([scale, scale[::-1]]) + np.eye(2)
+        pm.Potential("logdet", -pm.math.logdet(m) + 0.0 * corr.sum())
+    logp = model.compile_logp(mode="GRAPHJIT")
+    dlogp = model.compile_dlogp(mode="GRAPHJIT")
+    for f in (logp, dlogp):
+        cov = gjp.coverage(f.f)
+        assert cov["c_nodes"] == cov["nodes"], cov["py_nodes"]
+    ref_logp, ref_dlogp = model.compile_logp(), model.compile_dlogp()
+    for point in _points(model):
+        np.testing.assert_allclose(logp(point), ref_logp(point), rtol=1e-10)
+        np.testing.assert_allclose(dlogp(point), ref_dlogp(point), rtol=1e-8,
+                                   atol=1e-10)
+
+
+def test_profiled_pm_sample_in_worker_processes_exits_cleanly():
+    """PYTENSOR_FLAGS=mode=GRAPHJIT,profile=True and pm.sample on two
+    worker processes (several profiled functions, made by PyMC, in the
+    parent and the workers): every profile prints at exit and PyTensor's
+    failing sum of them (rewriter_time) does not end the run in a
+    traceback. The script imports no graphjit: the mode is found by name."""
+    import os
+    import subprocess
+    import textwrap
+    script = textwrap.dedent("""
+        import numpy as np, pymc as pm
+        with pm.Model():
+            mu = pm.Normal("mu")
+            pm.Normal("y", mu, 1, observed=np.arange(5.0))
+            idata = pm.sample(draws=30, tune=30, chains=2, cores=2,
+                              progressbar=False, random_seed=1,
+                              compute_convergence_checks=False)
+        print("ran", idata.posterior.mu.shape)
+    """)
+    env = dict(os.environ, PYTENSOR_FLAGS="mode=GRAPHJIT,profile=True")
+    r = subprocess.run([sys.executable, "-c", script], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "ran (2, 30)" in r.stdout
+    assert "Traceback" not in r.stderr and "Exception ignored" not in \
+        r.stderr, r.stderr[-3000:]
+    assert r.stderr.count("Function profiling") >= 2

@@ -231,3 +231,127 @@ def test_owens_t_and_the_skew_normal_cdf():
                                atol=1e-300)
     want_cdf = 0.5 * sp.erfc(-hh / np.sqrt(2)) - 2 * sp.owens_t(hh, aa)
     np.testing.assert_allclose(got_log, np.log(want_cdf), rtol=1e-10)
+
+
+# -- eigh, svd, pinv ---------------------------------------------------------
+
+_SYM = np.array([[4.0, 1, -2, 0.5], [1, 3, 0, 1], [-2, 0, -1, 0.25],
+                 [0.5, 1, 0.25, 2]])
+
+
+def _same_up_to_column_signs(got, want, rtol):
+    """Eigen- and singular vectors are defined up to sign: each column of
+    got is +-1 times want's."""
+    signs = np.sign(np.sum(got * want, axis=-2, keepdims=True))
+    np.testing.assert_allclose(got * signs, want, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_eigh_svd_and_pinv_match_pytensor(dtype):
+    a = pt.matrix("a", dtype=dtype)
+    x = pt.matrix("x", dtype=dtype)
+    w, v = pt.linalg.eigh(a)
+    u, s, vh = pt.linalg.svd(x, full_matrices=False)
+    outs = [w, v, u, s, vh, pt.linalg.pinv(x), pt.linalg.pinv(a, True),
+            pt.linalg.svd(x, compute_uv=False)]
+    fs = compile_both([a, x], outs)
+    assert_all_c(fs[0])
+    xx = RNG.normal(size=(3, 5)).astype(dtype)
+    got, want = (f(_SYM.astype(dtype), xx) for f in fs)
+    rtol = 1e-12 if dtype == "float64" else 2e-5
+    for g, w_ in zip(got, want, strict=True):
+        assert g.dtype == w_.dtype
+    for k in (0, 3, 5, 6, 7):  # eigenvalues, singular values, pinvs
+        np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=rtol)
+    for k in (1, 2):
+        _same_up_to_column_signs(got[k], want[k], rtol)
+    _same_up_to_column_signs(got[4].T, want[4].T, rtol)
+
+
+def test_eigh_svd_and_pinv_gradients_run_as_c():
+    """The gradients PyTensor builds (EighGrad in 2.38, a graph with Eye
+    and triangles in 3.0; SVD's and pinv's graphs) of costs that do not
+    depend on the vectors' signs."""
+    a, x = pt.dmatrix("a"), pt.dmatrix("x")
+    w, v = pt.linalg.eigh(a)
+    u, s, vh = pt.linalg.svd(x, full_matrices=False)
+    cost = ((w ** 2).sum() + (v ** 2 * pt.arange(4)).sum() + (s ** 3).sum()
+            + (pt.linalg.pinv(x) ** 2).sum() + (u[:, 0] * vh[0, 0]).sum() ** 2)
+    fs = compile_both([a, x], [cost, pt.grad(cost, a), pt.grad(cost, x)])
+    assert_all_c(fs[0])
+    assert_same(fs, _SYM, RNG.normal(size=(3, 5)), rtol=1e-9, atol=1e-11)
+
+
+def test_batched_eigh_and_pinv():
+    """Blockwise forms: a batch of matrices, one LAPACK call each (eigh is
+    batched from PyTensor 3.0 on)."""
+    a = pt.tensor3("a")
+    outs = [pt.linalg.pinv(a)]
+    if _eigh_batches():
+        outs.append(pt.linalg.eigh(a)[0])
+    fs = compile_both([a], outs)
+    assert_all_c(fs[0])
+    batch = np.stack([_SYM, _SYM * 2 + np.eye(4), _SYM[::-1, ::-1]])
+    assert_same(fs, batch, rtol=1e-11, atol=1e-12)
+
+
+def _eigh_batches():
+    """Whether this PyTensor's eigh is a Blockwise (3.0) or 2-d only."""
+    try:
+        pt.linalg.eigh(pt.tensor3("probe"))
+        return True
+    except Exception:
+        return False
+
+
+def test_spectral_errors_are_numpys_and_scipys():
+    """As the ops' perform (NumPy's and SciPy's functions) raises: PyTensor
+    3.0's Numba mode gives NaNs for an SVD of NaN instead."""
+    from pytensor.compile.mode import Mode
+    x = pt.dmatrix("x")
+    bad = np.eye(3)
+    bad[0, 0] = np.nan
+    out = pt.linalg.svd(x, compute_uv=False)
+    f = pytensor.function([x], out, mode="GRAPHJIT")
+    perform = pytensor.function([x], out, mode=Mode(linker="py"))
+    for g in (f, perform):
+        with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+            g(bad)
+    np.testing.assert_allclose(f(np.eye(3) * 2), [2, 2, 2])  # usable after
+    if not _eigh_batches():  # PyTensor 2.38: no generalized eigh
+        return
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    out = pt.linalg.eigh(a, b)[0]
+    f = pytensor.function([a, b], out, mode="GRAPHJIT")
+    perform = pytensor.function([a, b], out, mode=Mode(linker="py"))
+    assert_all_c(f)
+    not_pd = np.diag([1.0, -1.0, 2.0])
+    for g in (f, perform):
+        with pytest.raises(np.linalg.LinAlgError,
+                           match="leading minor of order 2 of B"):
+            g(_SYM[:3, :3], not_pd)
+    spd = np.diag([2.0, 3.0, 1.0]) + 0.1
+    np.testing.assert_allclose(f(_SYM[:3, :3], spd),
+                               perform(_SYM[:3, :3], spd), rtol=1e-12)
+    h, _ = pt.linalg.eigh(a)
+    f = pytensor.function([a], h, mode="GRAPHJIT")
+    perform = pytensor.function([a], h, mode=Mode(linker="py"))
+    for g in (f, perform):  # SciPy's check_finite
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            g(bad)
+
+
+def test_eye_and_fill_diagonal_of_run_time_sizes():
+    """np.eye(n, m, k) of sizes known at run time, and np.fill_diagonal
+    of tall and wide matrices with its gradient (FillDiagonal again)."""
+    n, m, k = pt.lscalar("n"), pt.lscalar("m"), pt.lscalar("k")
+    a, v = pt.dmatrix("a"), pt.dscalar("v")
+    filled = pt.fill_diagonal(a, v)
+    outs = [pt.eye(n, m, k), filled,
+            pt.grad((filled ** 2 * pt.arange(a.shape[1])).sum(), [a, v])[0],
+            pt.grad((filled ** 2).sum(), v)]
+    fs = compile_both([n, m, k, a, v], outs)
+    assert_all_c(fs[0])
+    for nn, mm, kk, shape in ((3, 5, 1, (4, 2)), (4, 2, -1, (2, 5)),
+                              (2, 2, 0, (3, 3))):
+        assert_same(fs, nn, mm, kk, RNG.normal(size=shape), 2.5)

@@ -79,6 +79,40 @@ def ger(t, node, ins):
     return t.apply("add", [a, scaled])
 
 
+@translates("Eye")
+def eye(t, node, ins):
+    # np.eye(n, m, k): 1 where column - row == k (the gradients of pinv and
+    # of PyTensor 3.0's eigh make identities of run-time size).
+    n, m, k = (t.apply("cast", [v], dtype="i64")[0] for v in ins)
+    zero, one = t.constant(0, "int64"), t.constant(1, "int64")
+    [rows] = t.apply("arange", [zero, n, one], dtype="i64")
+    [cols] = t.apply("arange", [zero, m, one], dtype="i64")
+    [rows] = t.apply("dimshuffle", [rows], pattern=[0, "x"])
+    [cols] = t.apply("dimshuffle", [cols], pattern=["x", 0])
+    [shifted] = t.apply("add", [rows, k])
+    [on] = t.apply("eq", [shifted, cols])
+    return t.apply("cast", [on], dtype=t.short(node.outputs[0].dtype))
+
+
+@translates("FillDiagonal")
+def fill_diagonal(t, node, ins):
+    # np.fill_diagonal of a matrix (PyMC's LKJCorr puts 1 on its diagonal):
+    # a copy, the first min(n, m) diagonal entries set.
+    if node.inputs[0].type.ndim != 2:
+        raise Unsupported("fill_diagonal of a %d-d array"
+                          % node.inputs[0].type.ndim)
+    a, val = ins
+    [rows] = t.apply("shape", [a], axis=0)
+    [cols] = t.apply("shape", [a], axis=1)
+    [n] = t.apply("minimum", [rows, cols])
+    zero, one = t.constant(0, "int64"), t.constant(1, "int64")
+    [diag] = t.apply("arange", [zero, n, one], dtype="i64")
+    if node.inputs[1].type.dtype != node.inputs[0].type.dtype:
+        [val] = t.apply("cast", [val], dtype=t.short(node.inputs[0].type.dtype))
+    return t.apply("advanced_inc_subtensor", [a, val, diag, diag],
+                   pattern=[0, 1], set=True)
+
+
 @translates("Dot22Scalar")
 def dot22_scalar(t, node, ins):
     x, y, a = ins

@@ -1,6 +1,7 @@
-"""PyTensor's linear algebra as graphjit's LAPACK ops (lib/ops/LapackOps.cpp):
-Cholesky, SolveTriangular, Solve, CholeskySolve, MatrixInverse, Det and
-SLogDet, alone or in a Blockwise (graphjit's ops take the batch dims).
+"""PyTensor's linear algebra as graphjit's LAPACK ops (lib/ops/LapackOps.cpp,
+SpectralOps.cpp): Cholesky, SolveTriangular, Solve, CholeskySolve,
+MatrixInverse, Det, SLogDet, Eigh (and 2.38's EighGrad), SVD and
+MatrixPinv, alone or in a Blockwise (graphjit's ops take the batch dims).
 
 PyTensor's Cholesky and solves give NaNs for a matrix LAPACK refuses (not
 positive definite, singular); graphjit's ops do the same with
@@ -88,8 +89,57 @@ def lu_factor(t, node, ins):
     return t.apply("lu_factor", ins, on_error="nan")
 
 
+@translates("Eigh")
+def eigh(t, node, ins):
+    op = node.op
+    if hasattr(op, "UPLO") and not hasattr(op, "driver"):
+        # PyTensor 2.38: np.linalg.eigh, which calls ?syevd.
+        return t.apply("eigh", ins, lower=op.UPLO == "L", driver="evd")
+    # PyTensor 3.0: scipy.linalg.eigh (?syevr by default; ?sygvd with b).
+    return t.apply("eigh", ins, lower=_flag(op, "lower", True),
+                   driver=str(getattr(op, "driver", "evr")))
+
+
+@translates("EighGrad")
+def eigh_grad(t, node, ins):
+    # PyTensor 2.38's gradient of Eigh: (x, w, v, gw, gv); x gives only the
+    # shape, which v has too.
+    return t.apply("eigh_grad", ins[1:], lower=node.op.UPLO == "L")
+
+
+@translates("SVD")
+def svd(t, node, ins):
+    return t.apply("svd", ins, full_matrices=bool(node.op.full_matrices),
+                   compute_uv=bool(node.op.compute_uv))
+
+
+@translates("MatrixPinv")
+def pinv(t, node, ins):
+    return t.apply("pinv", ins, hermitian=_flag(node.op, "hermitian"))
+
+
+@translates("LogDet")
+def log_det(t, node, ins):
+    # PyMC's pm.math.logdet: sum(log(abs(svd(x, compute_uv=False)))).
+    [s] = t.apply("svd", ins, compute_uv=False)
+    [log_abs] = t.apply("log", t.apply("abs", [s]))
+    return t.apply("sum", [log_abs], axis=[0])
+
+
+@translates("PosDefMatrix")
+def pos_def_matrix(t, node, ins):
+    # PyMC's check in the LKJCorr and Wishart log-densities: whether
+    # scipy.linalg.cholesky (the upper triangle) succeeds. The factor with
+    # on_error=nan is all NaN where it fails. (A NaN in x makes SciPy raise;
+    # here it gives False, so the log-density is -inf.)
+    [u] = t.apply("cholesky", ins, lower=False, on_error="nan")
+    [nan] = t.apply("neq", [u, u])
+    [failed] = t.apply("any", [nan], axis=[0, 1])
+    return t.apply("not", [failed])
+
+
 _BATCHED = {cholesky, solve_triangular, solve, cho_solve, inverse, det,
-            slogdet, lu_factor}
+            slogdet, lu_factor, eigh, eigh_grad, svd, pinv}
 
 
 @translates("Blockwise")

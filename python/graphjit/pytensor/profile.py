@@ -182,7 +182,41 @@ def _coverage(runner):
                 secs[a["type"]] = secs.get(a["type"], 0.0) + a["seconds"]
         total = secs["C"] + secs["Py"]
         out["time"] = secs["C"] / total if total > 0 else None
+        # Each Py node's share of the Apply time, its calls, and its line.
+        per_node = {}
+        for a, k, _ in _rows_of_nodes(data, t.nodes):
+            s, c = per_node.get(k, (0.0, 0))
+            per_node[k] = (s + a["seconds"], max(c, a.get("calls", 0)))
+        for entry in out["py_nodes"]:
+            s, c = per_node.get(entry["node"], (0.0, 0))
+            entry["seconds"], entry["calls"] = s, c
+            entry["time"] = s / total if total > 0 else None
+    for entry in out["py_nodes"]:
+        entry["line"] = _user_line(t.nodes[entry["node"]]).strip(" ()")
     return out
+
+
+def _fallbacks_section(cov):
+    """"Python fallbacks": each node that runs PyTensor's perform, its
+    share of the Apply time, and why graphjit left it there; costliest
+    first. Empty when every node is C."""
+    nodes = cov["py_nodes"]
+    if not nodes:
+        return ""
+    nodes = sorted(nodes, key=lambda e: -(e.get("seconds") or 0.0))
+    lines = ["", "Python fallbacks",
+             "---",
+             "<% time> <#call> <node> <Op> <why it is Py>"]
+    for e in nodes:
+        share = e.get("time")
+        share = "%7.1f%%" % (100 * share) if share is not None else "     -- "
+        where = "node %d" % e["node"]
+        if e.get("line"):
+            where += " (%s)" % e["line"]
+        lines.append("  %s %7s   %s  %s: %s" % (
+            share, e.get("calls", "--"), where, e["op"],
+            e["reason"] or "no reason recorded"))
+    return "\n".join(lines) + "\n\n"
 
 
 def _coverage_line(cov):
@@ -325,7 +359,9 @@ def _summary(runner, file=None, **options):
                       "allocation of the calls, hooked); PyTensor's own "
                       "report's \"Memory Profile\" is its estimate from the "
                       "output shapes and its model of freeing order.\n")
-    out.write(_coverage_line(_coverage(runner)))
+    cov = _coverage(runner)
+    out.write(_fallbacks_section(cov))
+    out.write(_coverage_line(cov))
 
 
 def summary(f, file=None, **options):
