@@ -121,6 +121,7 @@ void registerReduceLowerings();
 void registerSoftmaxLowerings();
 void registerGatherLowerings();
 void registerCumulativeLowerings();
+void registerLapackLowerings();
 void registerScalarLoopLowering();
 /// The array functions that run as loops with planned outputs, their
 /// output dims, and their loops: diagonal and alloc_diag of a matrix

@@ -94,11 +94,10 @@ void graphjit::registerStructuralLowerings() {
   Gemm.EmitOutputDims = emitGemmDims;
   Gemm.PlansOutputs = plansGemm;
   registerLowering(OpKind::Gemm, Gemm);
-  // cholesky, the solves, inv, det, slogdet (LapackOps.cpp): LAPACK per
-  // matrix of the batch, through gj_compute.
-  registerLowering(OpKind::Lapack, Compute);
-  // eigh, eigh_grad, svd, pinv (SpectralOps.cpp) the same way.
-  registerLowering(OpKind::Spectral, Compute);
+  // cholesky, the solves, inv, det, slogdet (LapackOps.cpp), eigh,
+  // eigh_grad, svd, pinv (SpectralOps.cpp): LAPACK per matrix of the batch,
+  // through gj_compute; one matrix plans its outputs (LapackLowering.cpp).
+  registerLapackLowerings();
   // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
   // way: shapes from values, filled by library loops; but the diagonals of
   // matrices and the gathers and scatters on leading axes, planned, as

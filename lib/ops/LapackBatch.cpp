@@ -76,7 +76,7 @@ Expected<Batch> lapack::runBatch(llvm::ArrayRef<NDArray> In,
   }
   for (size_t I = 0; I < In.size(); ++I) {
     size_t R = In[I].rank() - Core[I];
-    Shape S(Rank, 0);
+    llvm::SmallVector<int64_t, 4> S(Rank, 0);
     for (size_t K = 0; K < R; ++K)
       if (In[I].dim(K) != 1)
         S[Rank - R + K] = In[I].strides()[K];

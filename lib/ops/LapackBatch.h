@@ -15,6 +15,7 @@
 #include "graphjit/NDArray.h"
 #include "graphjit/Type.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include <vector>
 
@@ -33,9 +34,28 @@ llvm::Expected<std::vector<Dim>> batchDims(llvm::ArrayRef<TensorType> In,
 /// The same at run time, with each input's byte strides over the batch
 /// (0 where it broadcasts).
 struct Batch {
-  Shape Dims;
-  std::vector<Shape> Strides; // per input, over Dims
-  int64_t count() const { return numElementsOf(Dims); }
+  // Small vectors: a call on one matrix (most of them) allocates nothing.
+  llvm::SmallVector<int64_t, 4> Dims;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> Strides; // per input
+  int64_t count() const {
+    int64_t N = 1;
+    for (int64_t D : Dims)
+      N *= D;
+    return N;
+  }
+  Shape shape() const { return Shape(Dims.begin(), Dims.end()); }
+};
+
+/// Scratch that a LAPACK op's compute keeps on its thread from call to
+/// call, so that a call allocates only when a matrix is larger than any
+/// before it: the column-major copies, the pivots, the work arrays.
+template <typename T> struct ThreadScratch {
+  std::vector<T> A, B, C, D, E, F, G, H;
+  std::vector<int> Pivots, Int, Support;
+  static ThreadScratch &get() {
+    static thread_local ThreadScratch S;
+    return S;
+  }
 };
 
 llvm::Expected<Batch> runBatch(llvm::ArrayRef<NDArray> In,

@@ -1,4 +1,5 @@
-//===- LapackOps.cpp - cholesky, the solves, inv, det, slogdet -------------===//
+//===- LapackOps.cpp - cholesky, the solves, inv, det, slogdet
+//-------------===//
 //
 // SciPy's and NumPy's linear algebra through LAPACK, on one matrix or a
 // batch (the leading dims of the inputs, broadcast together):
@@ -6,8 +7,8 @@
 //   cholesky(a, lower=true, on_error=raise)   scipy.linalg.cholesky
 //   solve_triangular(a, b, lower=true, trans=0, unit_diagonal=false, b_ndim=2)
 //   solve(a, b, assume_a=gen, lower=false, b_ndim=2)   gen, sym or pos
-//   cho_solve(c, b, lower=true, b_ndim=2)     scipy.linalg.cho_solve((c, lower), b)
-//   inv(a), det(a), slogdet(a)                numpy.linalg's
+//   cho_solve(c, b, lower=true, b_ndim=2)     scipy.linalg.cho_solve((c,
+//   lower), b) inv(a), det(a), slogdet(a)                numpy.linalg's
 //   lu_factor(a, on_error=raise)              scipy.linalg.lu_factor: LU and
 //                                             the 0-based pivots (i32)
 //
@@ -176,7 +177,7 @@ Error LapackOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
   for (const NDArray &X : In)
     Dts.push_back(X.dtype());
   DType T = resultDType(Dts);
-  Shape S = B->Dims;
+  Shape S = B->shape();
   if (takesB(P.Fn)) {
     const NDArray &Rhs = In[1];
     if (coreDim(Rhs, P.BNdim, 0) != N)
@@ -194,7 +195,7 @@ Error LapackOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
   if (P.Fn == LapackFn::SLogDet)
     return createOutput(Out[1], T, S);
   if (P.Fn == LapackFn::LUFactor) {
-    Shape Piv = B->Dims;
+    Shape Piv = B->shape();
     Piv.push_back(N);
     return createOutput(Out[1], DType::I32, Piv);
   }
@@ -227,8 +228,10 @@ private:
   llvm::ArrayRef<NDArray> In, Out;
   const Batch &B;
   int64_t N;
-  std::vector<T> MatA, MatB;
-  std::vector<int> Pivots;
+  // The thread's scratch, kept between calls (LapackBatch.h).
+  std::vector<T> &MatA = ThreadScratch<T>::get().A;
+  std::vector<T> &MatB = ThreadScratch<T>::get().B;
+  std::vector<int> &Pivots = ThreadScratch<T>::get().Pivots;
 
   void loadA(int64_t Flat) {
     const NDArray &A = In[0];
@@ -346,8 +349,7 @@ private:
     }
     case LapackFn::CholeskySolve: {
       int64_t NRhs = loadB(Flat);
-      lapack::choleskySolve<T>(n, int(NRhs), MatA.data(), MatB.data(),
-                               P.Lower);
+      lapack::choleskySolve<T>(n, int(NRhs), MatA.data(), MatB.data(), P.Lower);
       toRowMajor(MatB.data(), N, NRhs, outAt(0, Flat, N * NRhs));
       return Error::success();
     }
@@ -404,12 +406,17 @@ private:
 /// One matrix's flops: n × n, with nrhs right-hand sides for the solves.
 static double matrixFlops(LapackFn F, double N, double NRhs) {
   switch (F) {
-  case LapackFn::Cholesky: return N * N * N / 3;
+  case LapackFn::Cholesky:
+    return N * N * N / 3;
   case LapackFn::SolveTriangular:
-  case LapackFn::CholeskySolve: return N * N * NRhs * 2;
-  case LapackFn::Solve: return 2 * N * N * N / 3 + 2 * N * N * NRhs;
-  case LapackFn::Inverse: return 2 * N * N * N;
-  default: return 2 * N * N * N / 3;
+  case LapackFn::CholeskySolve:
+    return N * N * NRhs * 2;
+  case LapackFn::Solve:
+    return 2 * N * N * N / 3 + 2 * N * N * NRhs;
+  case LapackFn::Inverse:
+    return 2 * N * N * N;
+  default:
+    return 2 * N * N * N / 3;
   }
 }
 
@@ -420,15 +427,13 @@ Error LapackOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
     return B.takeError();
   // One matrix's work decides: the batch runs one matrix at a time.
   double NRhs = takesB(P.Fn) && P.BNdim == 2 ? double(In[1].shape().back()) : 1;
-  SmallBlasScope Threads(
-      matrixFlops(P.Fn, double(In[0].shape().back()), NRhs));
+  SmallBlasScope Threads(matrixFlops(P.Fn, double(In[0].shape().back()), NRhs));
   if (Out[0].dtype() == DType::F32)
     return BatchRunner<float>(P, In, Out, *B).run();
   return BatchRunner<double>(P, In, Out, *B).run();
 }
 
-double LapackOp::flops(llvm::ArrayRef<Shape> In,
-                       llvm::ArrayRef<Shape>) const {
+double LapackOp::flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const {
   if (In.empty() || In[0].size() < 2)
     return 0;
   double Batch = 1;

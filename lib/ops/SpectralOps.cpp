@@ -209,7 +209,7 @@ Error SpectralOp::prepare(llvm::ArrayRef<NDArray> In, std::vector<NDArray> &Out,
   DType T = resultDType(Dts);
   auto Shapes = coreShapes<int64_t>(P, M, N, std::min(M, N));
   for (size_t K = 0; K < Shapes.size(); ++K) {
-    Shape S = B->Dims;
+    Shape S = B->shape();
     S.insert(S.end(), Shapes[K].begin(), Shapes[K].end());
     if (Error E = createOutput(Out[K], T, S))
       return E;
@@ -237,8 +237,17 @@ private:
   const SpectralParams &P;
   llvm::ArrayRef<NDArray> In, Out;
   const Batch &B;
-  std::vector<T> MatA, MatB, U, VT, S, GW, GV, W;
-  EigenWork<T> Work;
+  // The thread's scratch, kept between calls (LapackBatch.h).
+  ThreadScratch<T> &Scratch = ThreadScratch<T>::get();
+  std::vector<T> &MatA = Scratch.A, &MatB = Scratch.B, &U = Scratch.C,
+                 &VT = Scratch.D, &S = Scratch.E, &GW = Scratch.F,
+                 &GV = Scratch.G, &W = Scratch.H;
+  EigenWork<T> &Work = threadEigenWork();
+
+  static EigenWork<T> &threadEigenWork() {
+    static thread_local EigenWork<T> Work;
+    return Work;
+  }
 
   /// Input I's core matrix (Rows × Cols; a vector when Core is 1) of
   /// batch element Flat, column-major, as T.

@@ -49,6 +49,12 @@ UNARY = {
     "i0": (pt.i0, lambda x: pt.clip(x, -20, 20)),
     "i1": (pt.i1, lambda x: pt.clip(x, -20, 20)),
     "j0": (pt.j0, None), "j1": (pt.j1, None),
+    # Bessel functions of real order, constant (PyTensor has no gradient in
+    # the order), of both signs; arguments kept positive (a negative one
+    # with a non-integer order is NaN) and off 0 (a negative order's pole).
+    "jv": (lambda x: pt.jv(-1.5, x), lambda x: pt.abs(x) + 0.05),
+    "ive": (lambda x: pt.ive(2.5, x), lambda x: pt.abs(x) + 0.05),
+    "kve": (lambda x: pt.kve(0.75, x), lambda x: pt.abs(x) + 0.05),
     "arctan": (pt.arctan, None), "cosh": (pt.cosh, lambda x: pt.clip(x, -9, 9)),
     "sqrt_abs": (lambda x: pt.sqrt(pt.abs(x)), None),
     "sqr": (pt.sqr, None), "neg": (pt.neg, None),
@@ -62,11 +68,6 @@ BINARY = {
     "gammainc": lambda a, b: pt.gammainc(pt.abs(a) + 0.1, pt.abs(b)),
     "gammaincc": lambda a, b: pt.gammaincc(pt.abs(a) + 0.1, pt.abs(b)),
     "switch": lambda a, b: pt.switch(a > b, a, b * 2),
-    # Bessel functions of real order: orders of both signs, arguments
-    # positive (a negative one with a non-integer order is NaN).
-    "jv": lambda a, b: pt.jv(pt.clip(a, -4, 4), pt.abs(b)),
-    "ive": lambda a, b: pt.ive(pt.clip(a, -4, 4), pt.abs(b) + 0.05),
-    "kve": lambda a, b: pt.kve(pt.clip(a, -4, 4), pt.abs(b) + 0.05),
 }
 
 

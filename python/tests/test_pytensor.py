@@ -577,3 +577,21 @@ def test_op_from_graph_on_computed_inputs_computes_them_once():
     text = gjp_profile._runner_of(f).function.text()
     assert text.count("erfcx(") == 1, text
     assert text.count("log1p(") == 1, text
+
+
+def test_no_c_blas_rewrites_in_the_mode():
+    """PyTensor 2.38's use_c_blas (CGemv, CGer) compiles C code to check
+    its BLAS on first use, 0.67 s of a compile: GRAPHJIT leaves it out and
+    takes Gemv and Ger as they are."""
+    from conftest import assert_all_c
+    a, x, y = pt.dmatrix("a"), pt.dvector("x"), pt.dvector("y")
+    outs = [pt.dot(a, x) * 2 + y, a + pt.outer(x, y) * 3]
+    f = pytensor.function([a, x, y], outs, mode="GRAPHJIT")
+    names = [type(n.op).__name__ for n in f.maker.fgraph.toposort()]
+    assert not any(n.startswith("CG") for n in names), names
+    assert_all_c(f)
+    rng = np.random.default_rng(5)
+    aa, xx, yy = rng.normal(size=(3, 3)), rng.normal(size=3), rng.normal(size=3)
+    got = f(aa, xx, yy)
+    np.testing.assert_allclose(got[0], aa @ xx * 2 + yy, rtol=1e-13)
+    np.testing.assert_allclose(got[1], aa + np.outer(xx, yy) * 3, rtol=1e-13)

@@ -247,3 +247,20 @@ def test_newaxis_in_advanced_indices():
         got = f(xv, iv, mv)
         assert got.shape == want().shape
         np.testing.assert_array_equal(got, want())
+
+
+def test_slices_that_take_every_row_index_nothing():
+    """x[:3, 0:4] of a 3 x 4 x (PyTensor's gradient of lu_factor pads this
+    way) set or incremented: y broadcast to x, or x + y, as compiled code
+    equal to PyTensor's."""
+    x = pt.tensor("x", shape=(3, 4), dtype="float64")
+    y = pt.dvector("y")
+    m = pt.tensor("m", shape=(3, 4), dtype="float64")
+    outs = [pt.set_subtensor(x[:3, 0:4], y), pt.inc_subtensor(x[0:3, :4], y),
+            pt.set_subtensor(x[:3, 0:4], m) * 2, pt.inc_subtensor(x[::1], m),
+            pt.set_subtensor(x[:3, 1:4], m[:, 1:])]  # one axis indexed
+    fs = compile_both([x, y, m], outs)
+    assert_all_c(fs[0])
+    rng = np.random.default_rng(3)
+    assert_same(fs, rng.normal(size=(3, 4)), rng.normal(size=4),
+                rng.normal(size=(3, 4)))

@@ -23,10 +23,13 @@ class GraphjitLinker(JITLinker):
     # graphjit has no C code of PyTensor's, and takes PyTensor's nodes as
     # they are: no C-only ops, no CAReduce{Composite} (graphjit reduces
     # with one scalar op), and no inplace ops (graphjit's values are
-    # immutable; a Py perform that destroys would get copies anyway).
+    # immutable; a Py perform that destroys would get copies anyway). Nor
+    # CGemv and CGer: PyTensor 2.38's use_c_blas (not tagged cxx_only
+    # there) checks its C BLAS by compiling C code on first use, 0.67 s of
+    # a cold compile, and graphjit takes Gemv and Ger as they are.
     required_rewrites = ("minimum_compile",)
-    incompatible_rewrites = ("cxx_only", "local_careduce_fusion", "inplace",
-                             "scan_save_mem_prealloc",
+    incompatible_rewrites = ("cxx_only", "c_blas", "local_careduce_fusion",
+                             "inplace", "scan_save_mem_prealloc",
                              "scan_reduce_trace_prealloc")
 
     def __init__(self, *args, opt_level=2, device=None, profile_stats=None,

@@ -532,9 +532,10 @@ def inc_subtensor(t, node, ins):
     x, y = node.inputs[0], node.inputs[1]
     ndim = x.type.ndim
     index += [slice(None)] * (ndim - len(index))
-    active = [k for k, e in enumerate(index) if not _full_slice(e)]
-    if not active:
-        raise Unsupported("an index on no axis")
+    # A slice that takes every row of its axis (x[:30] of 30 rows, as
+    # PyTensor's gradients of LU and of a pad write it) indexes nothing.
+    active = [k for k, e in enumerate(index)
+              if not _covers_axis(t, e, x.type.shape[k])]
     setting = bool(node.op.set_instead_of_inc)
     gy = ins[1]
     if y.type.dtype != x.type.dtype:
@@ -542,6 +543,8 @@ def inc_subtensor(t, node, ins):
             raise Unsupported("y of %s into x of %s" % (y.type.dtype,
                                                        x.type.dtype))
         [gy] = t.apply("cast", [gy], dtype=t.short(x.type.dtype))
+    if not active:  # x[...] = y: y broadcast to x's shape; or x + y
+        return t.apply("second" if setting else "add", [ins[0], gy])
     if any(not isinstance(e, slice) and not _is_const(e) for e in index):
         return _inc_at_run_time(t, ins[0], gy, index, setting)
     if len(active) > 1:
@@ -667,6 +670,20 @@ def _inc_on_axes(t, node, ins, index, active):
 def _full_slice(e):
     return isinstance(e, slice) and e.start is None and e.stop is None \
         and e.step in (None, 1)
+
+
+def _covers_axis(t, e, n):
+    """Whether index entry e takes every row, in order, of an axis of
+    static length n (None: unknown), by constant bounds."""
+    if _full_slice(e):
+        return True
+    if not isinstance(e, slice) or n is None:
+        return False
+    try:
+        bounds = [_slice_bound(t, v) for v in (e.start, e.stop, e.step)]
+    except Unsupported:
+        return False
+    return range(n)[slice(*bounds)] == range(n)
 
 
 def _slice_bound(t, v):
