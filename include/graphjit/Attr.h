@@ -98,6 +98,8 @@ public:
   llvm::Expected<int64_t> getInt(llvm::StringRef Key) const;
   llvm::Expected<int64_t> getInt(llvm::StringRef Key, int64_t Default) const;
   llvm::Expected<bool> getBool(llvm::StringRef Key, bool Default) const;
+  /// getBool into Into, for factories that read several flags in a row.
+  llvm::Error readBool(llvm::StringRef Key, bool Default, bool &Into) const;
   llvm::Expected<std::string> getIdent(llvm::StringRef Key) const;
   /// An int or a list of ints (`axis=1` and `axis=[0,1]` both work).
   llvm::Expected<std::vector<int64_t>> getIntList(llvm::StringRef Key) const;

@@ -132,6 +132,15 @@ Expected<bool> AttrReader::getBool(llvm::StringRef Key, bool Default) const {
   return V->B;
 }
 
+llvm::Error AttrReader::readBool(llvm::StringRef Key, bool Default,
+                                 bool &Into) const {
+  Expected<bool> V = getBool(Key, Default);
+  if (!V)
+    return V.takeError();
+  Into = *V;
+  return llvm::Error::success();
+}
+
 Expected<std::string> AttrReader::getIdent(llvm::StringRef Key) const {
   const AttrValue *V = get(Key);
   if (!V)

@@ -74,6 +74,15 @@ inline int64_t coreStride(const NDArray &A, unsigned Core, unsigned K) {
   return A.strides()[A.rank() - Core + K];
 }
 
+/// The number of matrices in an input of shape S whose last Core dims are
+/// one matrix (the flops' multiplier).
+inline double batchSize(const Shape &S, unsigned Core) {
+  double N = 1;
+  for (size_t K = 0; K + Core < S.size(); ++K)
+    N *= double(S[K]);
+  return N;
+}
+
 /// "LinAlgError: " + Msg, which the Python bridge raises as
 /// numpy.linalg.LinAlgError.
 llvm::Error linAlgError(const llvm::Twine &Msg);

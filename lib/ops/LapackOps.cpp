@@ -436,9 +436,7 @@ Error LapackOp::compute(llvm::ArrayRef<NDArray> In, llvm::ArrayRef<NDArray> Out,
 double LapackOp::flops(llvm::ArrayRef<Shape> In, llvm::ArrayRef<Shape>) const {
   if (In.empty() || In[0].size() < 2)
     return 0;
-  double Batch = 1;
-  for (size_t K = 0; K + 2 < In[0].size(); ++K)
-    Batch *= double(In[0][K]);
+  double Batch = batchSize(In[0], 2);
   double NRhs = 1;
   if (takesB(P.Fn) && P.BNdim == 2 && In.size() > 1 && !In[1].empty())
     NRhs = double(In[1].back());
@@ -452,13 +450,6 @@ Expected<LapackParams> readParams(LapackFn F, const AttrMap &Attrs) {
   AttrReader R(Name, Attrs);
   LapackParams P;
   P.Fn = F;
-  auto Bool = [&](llvm::StringRef Key, bool Default, bool &Into) -> Error {
-    Expected<bool> V = R.getBool(Key, Default);
-    if (!V)
-      return V.takeError();
-    Into = *V;
-    return Error::success();
-  };
   auto OnError = [&]() -> Error {
     if (!R.has("on_error"))
       return Error::success();
@@ -483,7 +474,7 @@ Expected<LapackParams> readParams(LapackFn F, const AttrMap &Attrs) {
   case LapackFn::Cholesky: {
     if (Error E = R.checkOnly({"lower", "on_error"}))
       return E;
-    if (Error E = Bool("lower", true, P.Lower))
+    if (Error E = R.readBool("lower", true, P.Lower))
       return E;
     if (Error E = OnError())
       return E;
@@ -499,9 +490,9 @@ Expected<LapackParams> readParams(LapackFn F, const AttrMap &Attrs) {
     if (*Trans < 0 || *Trans > 2)
       return opError("solve_triangular: trans must be 0, 1 or 2");
     P.Transposed = *Trans != 0; // 2 (conjugate) is 1 on real matrices
-    if (Error E = Bool("lower", true, P.Lower))
+    if (Error E = R.readBool("lower", true, P.Lower))
       return E;
-    if (Error E = Bool("unit_diagonal", false, P.UnitDiagonal))
+    if (Error E = R.readBool("unit_diagonal", false, P.UnitDiagonal))
       return E;
     if (Error E = OnError())
       return E;
@@ -525,7 +516,7 @@ Expected<LapackParams> readParams(LapackFn F, const AttrMap &Attrs) {
       else
         return opError("solve: assume_a must be gen, sym or pos, got " + *V);
     }
-    if (Error E = Bool("lower", false, P.Lower))
+    if (Error E = R.readBool("lower", false, P.Lower))
       return E;
     if (Error E = OnError())
       return E;
@@ -536,7 +527,7 @@ Expected<LapackParams> readParams(LapackFn F, const AttrMap &Attrs) {
   case LapackFn::CholeskySolve: {
     if (Error E = R.checkOnly({"lower", "b_ndim"}))
       return E;
-    if (Error E = Bool("lower", true, P.Lower))
+    if (Error E = R.readBool("lower", true, P.Lower))
       return E;
     if (Error E = BNdim())
       return E;

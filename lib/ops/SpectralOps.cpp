@@ -444,10 +444,8 @@ double SpectralOp::flops(llvm::ArrayRef<Shape> In,
   if (In.size() <= AIndex || In[AIndex].size() < 2)
     return 0;
   const Shape &A = In[AIndex];
-  double Batch = 1;
-  for (size_t K = 0; K + 2 < A.size(); ++K)
-    Batch *= double(A[K]);
-  return Batch * matrixFlops(P.Fn, double(A[A.size() - 2]), double(A.back()));
+  return batchSize(A, 2) *
+         matrixFlops(P.Fn, double(A[A.size() - 2]), double(A.back()));
 }
 
 namespace {
@@ -457,18 +455,11 @@ Expected<SpectralParams> readParams(SpectralFn F, const AttrMap &Attrs) {
   AttrReader R(Name, Attrs);
   SpectralParams P;
   P.Fn = F;
-  auto Bool = [&](llvm::StringRef Key, bool Default, bool &Into) -> Error {
-    Expected<bool> V = R.getBool(Key, Default);
-    if (!V)
-      return V.takeError();
-    Into = *V;
-    return Error::success();
-  };
   switch (F) {
   case SpectralFn::Eigh: {
     if (Error E = R.checkOnly({"lower", "driver"}))
       return E;
-    if (Error E = Bool("lower", true, P.Lower))
+    if (Error E = R.readBool("lower", true, P.Lower))
       return E;
     if (R.has("driver")) {
       Expected<std::string> V = R.getIdent("driver");
@@ -484,21 +475,21 @@ Expected<SpectralParams> readParams(SpectralFn F, const AttrMap &Attrs) {
   case SpectralFn::EighGrad:
     if (Error E = R.checkOnly({"lower"}))
       return E;
-    if (Error E = Bool("lower", true, P.Lower))
+    if (Error E = R.readBool("lower", true, P.Lower))
       return E;
     return P;
   case SpectralFn::SVD:
     if (Error E = R.checkOnly({"full_matrices", "compute_uv"}))
       return E;
-    if (Error E = Bool("full_matrices", true, P.FullMatrices))
+    if (Error E = R.readBool("full_matrices", true, P.FullMatrices))
       return E;
-    if (Error E = Bool("compute_uv", true, P.ComputeUV))
+    if (Error E = R.readBool("compute_uv", true, P.ComputeUV))
       return E;
     return P;
   case SpectralFn::Pinv:
     if (Error E = R.checkOnly({"hermitian"}))
       return E;
-    if (Error E = Bool("hermitian", false, P.Hermitian))
+    if (Error E = R.readBool("hermitian", false, P.Hermitian))
       return E;
     return P;
   }
