@@ -18,11 +18,6 @@
 using namespace graphjit;
 using namespace llvm;
 
-static Error emitCompute(ThunkEmitter &E) {
-  E.returnIfFailed(E.callNodeEntry("gj_compute"));
-  return Error::success();
-}
-
 static unsigned rankOf(const Apply &N, unsigned I) {
   return N.inputs()[I]->type().rank();
 }
@@ -119,7 +114,7 @@ static void emitSpectralDims(ThunkEmitter &E, OutputDims &Dims) {
 }
 
 void graphjit::registerLapackLowerings() {
-  Lowering L{/*NeedsPrepare=*/true, emitCompute, nullptr};
+  Lowering L{/*NeedsPrepare=*/true, emitComputeCall, nullptr};
   L.SharedThunk = "gj_thunk.compute";
   L.EmitOutputDims = emitLapackDims;
   L.PlansOutputs = plansLapack;

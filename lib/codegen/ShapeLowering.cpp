@@ -36,9 +36,9 @@ static bool supportsShapeI(const Apply &N) {
   return shapeIAxis(N.op(), N.inputs()[0]->type().rank()).has_value();
 }
 
-/// alloc: v broadcast to the output's shape (its dims aligned to the
-/// right; a dim of size 1 repeats).
-static void emitBroadcast(ThunkEmitter &E) {
+// alloc and alloc_to: v broadcast to the output's shape (its dims aligned
+// to the right; a dim of size 1 repeats).
+void graphjit::emitBroadcastCopy(ThunkEmitter &E) {
   const Variable *V = E.Node.inputs()[0], *Out = E.Node.output(0);
   DType T = Out->type().Dtype;
   ArrayValues Src = loadArray(E, V), Dst = loadArray(E, Out);
@@ -69,7 +69,7 @@ static Error emitAlloc(ThunkEmitter &E) {
     return createStringError("no Alloc lowering for " + E.Node.op().name());
   switch (*Fill) {
   case AllocFill::Broadcast:
-    emitBroadcast(E);
+    emitBroadcastCopy(E);
     break;
   case AllocFill::Zeros: {
     if (!E.Planned)

@@ -123,6 +123,14 @@ void registerGatherLowerings();
 void registerCumulativeLowerings();
 void registerLapackLowerings();
 void registerScalarLoopLowering();
+void registerArrayFnLowering();
+
+/// `rc = gj_compute(frame, id); if (rc) return rc;`: the thunk of the ops
+/// whose library code fills their outputs.
+llvm::Error emitComputeCall(ThunkEmitter &E);
+/// Copies the Apply's first input, broadcast by NumPy's rules, into its
+/// output (alloc, alloc_to).
+void emitBroadcastCopy(ThunkEmitter &E);
 /// The array functions that run as loops with planned outputs, their
 /// output dims, and their loops: diagonal and alloc_diag of a matrix
 /// (DiagonalLowering.cpp), and the gather and scatter of integer arrays on

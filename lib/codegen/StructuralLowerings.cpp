@@ -21,7 +21,7 @@ using namespace graphjit;
 using namespace llvm;
 
 /// `rc = gj_compute(frame, id); if (rc) return rc;`
-static Error emitCompute(ThunkEmitter &E) {
+Error graphjit::emitComputeCall(ThunkEmitter &E) {
   E.returnIfFailed(E.callNodeEntry("gj_compute"));
   return Error::success();
 }
@@ -79,7 +79,7 @@ void graphjit::registerStructuralLowerings() {
   registerShapeLowerings();
   registerReduceLowerings();
   registerSoftmaxLowerings();
-  Lowering Compute{/*NeedsPrepare=*/true, emitCompute, nullptr};
+  Lowering Compute{/*NeedsPrepare=*/true, emitComputeCall, nullptr};
   Compute.SharedThunk = "gj_thunk.compute";
   Lowering Dot = Compute;
   Dot.EmitOutputDims = emitDotDims;
@@ -99,26 +99,9 @@ void graphjit::registerStructuralLowerings() {
   // through gj_compute; one matrix plans its outputs (LapackLowering.cpp).
   registerLapackLowerings();
   // alloc_to, arange, copy, diagonal, sort, ... (ArrayFnOps.cpp) the same
-  // way: shapes from values, filled by library loops; but the diagonals of
-  // matrices and the gathers and scatters on leading axes, planned, as
-  // loops here (DiagonalLowering.cpp, AdvancedIndexLowering.cpp).
-  Lowering ArrayFns = Compute;
-  ArrayFns.Emit = [](ThunkEmitter &E) {
-    if (!E.Planned)
-      return emitCompute(E);
-    return plansDiagonal(E.Node) ? emitPlannedDiagonal(E)
-                                 : emitPlannedAdvancedIndex(E);
-  };
-  ArrayFns.EmitOutputDims = [](ThunkEmitter &E, OutputDims &Dims) {
-    if (plansDiagonal(E.Node))
-      emitPlannedDiagonalDims(E, Dims);
-    else
-      emitPlannedAdvancedIndexDims(E, Dims);
-  };
-  ArrayFns.PlansOutputs = [](const Apply &N, llvm::ArrayRef<std::string>) {
-    return plansDiagonal(N) || plansAdvancedIndex(N);
-  };
-  registerLowering(OpKind::ArrayFn, ArrayFns);
+  // way; those whose outputs' dims follow from the inputs plan them
+  // (ArrayFnLowering.cpp).
+  registerArrayFnLowering();
   // scan (lib/link/ScanOp.cpp): its loop, calling the body's JIT code, is
   // prepare's; compute has nothing left to do.
   registerLowering(OpKind::Scan, Compute);

@@ -1,9 +1,10 @@
 //===- ComputedOp.h - Ops the JIT runs as prepare() then compute() -*- C++ -*-//
 //
-// Ops whose JIT code calls library code (dot and gemm: BLAS; take,
-// inc_rows, cumsum: their loops): prepare() checks the shapes and makes the
-// output, compute() fills it (StructuralLowerings.cpp). Their reference
-// perform() is the same two steps, defined once here.
+// Ops whose JIT code may call library code (dot and gemm: BLAS; LAPACK;
+// sort and the other array functions): prepare() checks the shapes and
+// makes the output, compute() fills it (lib/codegen/StructuralLowerings.cpp;
+// a planned thunk makes the output itself and calls compute() alone). Their
+// reference perform() is the same two steps, defined once here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_COMPUTEDOP_H

@@ -5,8 +5,8 @@
 // they run over the flattened array, as NumPy's do. The dtype is NumPy's:
 // floats keep theirs; bool and the integers accumulate in i64 (NumPy gives
 // uint64 for uint8, which graphjit does not have: i64 holds every sum of
-// fewer than 2^55 bytes). The JIT runs the loop as dot runs BLAS: prepare()
-// makes the output, the thunk calls compute() (StructuralLowerings.cpp).
+// fewer than 2^55 bytes). The JIT runs the same loop in IR, with a planned
+// output (lib/codegen/CumulativeLowering.cpp); compute() is perform's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,7 @@
 //===- StructuralOps.h - Registration of the structural op files -*- C++ -*-===//
 //
 // The shape, indexing, reduction, linear-algebra and nn families are split
-// over several files; the public register*Ops functions (OpRegistry.h) call
+// over several files; the public register*Ops functions (ops/StandardOps.h) call
 // these for the files that have no entry of their own there.
 //
 //===----------------------------------------------------------------------===//

@@ -332,4 +332,54 @@ TEST(ArrayFn, LeadingIntegerIndicesRunAsLoops) {
       arr(F64, {2}, {1, 2}));
 }
 
+// alloc_to, copy, sort, argsort and pivot_to_permutation plan their
+// outputs (ArrayFnLowering.cpp): the same values as perform over shapes,
+// strides and dtypes, and the same errors (a negative dim, a v that does
+// not broadcast, a pivot out of range), with later calls unharmed.
+TEST(ArrayFn, ShapeFollowingFunctionsPlanTheirOutputs) {
+  auto Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    B.output(llvm::cantFail(B.apply("alloc_to", {In[0], In[1], In[2]})));
+    B.output(llvm::cantFail(B.apply("sort", {In[3]}, {{"axis", num(0)}})));
+    B.output(llvm::cantFail(B.apply("argsort", {In[3]}, {{"axis", num(-1)}})));
+    B.output(llvm::cantFail(B.apply("argsort", {In[3]}))); // flattened
+    B.output(llvm::cantFail(B.apply("pivot_to_permutation", {In[4]})));
+    B.output(llvm::cantFail(B.apply("pivot_to_permutation", {In[4]},
+                                    {{"inverse", AttrValue::boolean(true)}})));
+    B.output(llvm::cantFail(B.apply("copy", {In[3]})));
+  };
+  std::vector<TensorType> Types = {ty(F64, {S("k")}), ty(I64),
+                                   ty(DType::I32), ty(F64, {S("r"), S("c")}),
+                                   ty(DType::I32, {S("q")})};
+  Compiled Py = compile(Types, Build, LinkerKind::Py);
+  Compiled C = compile(Types, Build, LinkerKind::C);
+  ASSERT_TRUE(Py.Fn && C.Fn);
+  for (const Apply *N : C.Fn->graph().applies())
+    EXPECT_TRUE(C.Fn->isCompiled(N->id())) << N->displayName();
+  NDArray Wide = arr(F64, {3, 4}, {3, -1, 2, 8, 0, 5, -7, 1, 4, 4, 6, -2});
+  NDArray Strided = Wide.view({3, 2}, {Wide.strides()[0], 16});
+  auto Run = [&](NDArray V, int64_t N, int32_t M, NDArray X, NDArray P) {
+    std::vector<NDArray> Args = {V, i64(N), NDArray::scalar(DType::I32, M),
+                                 X, P};
+    auto Want = Py.Fn->call(Args);
+    auto Got = C.Fn->call(Args);
+    if (!Want || !Got) {
+      ASSERT_FALSE(Want) << "only c failed: " << llvm::toString(Got.takeError());
+      ASSERT_FALSE(Got) << "only py failed";
+      EXPECT_EQ(llvm::toString(Want.takeError()),
+                llvm::toString(Got.takeError()));
+      return;
+    }
+    for (size_t I = 0; I < Want->size(); ++I)
+      EXPECT_TRUE(sameBits((*Want)[I], (*Got)[I])) << "output " << I;
+  };
+  NDArray Pivots = arr(DType::I32, {3}, {2, 2, 2});
+  Run(arr(F64, {3}, {1, 2, 3}), 2, 3, Wide, Pivots);
+  Run(arr(F64, {1}, {7}), 4, 5, Strided, Pivots);
+  Run(arr(F64, {1}, {7}), 0, 5, Strided, arr(DType::I32, {0}, {}));
+  Run(arr(F64, {3}, {1, 2, 3}), -1, 3, Wide, Pivots);  // negative dim
+  Run(arr(F64, {3}, {1, 2, 3}), 2, 4, Wide, Pivots);   // no broadcast
+  Run(arr(F64, {3}, {1, 2, 3}), 2, 3, Wide, arr(DType::I32, {3}, {0, 3, 2}));
+  Run(arr(F64, {2}, {1, 2}), 1, 2, Strided, arr(DType::I32, {2}, {1, 1}));
+}
+
 } // namespace
