@@ -10,8 +10,8 @@
 // Indices follow NumPy: negative ones count from the end, any other out of
 // range is an error naming it; inc_rows adds once per occurrence of an
 // index (np.add.at), and with set the last occurrence wins. Both make a new
-// array; the JIT runs them as dot runs BLAS: prepare() makes the output,
-// the thunk calls compute() (StructuralLowerings.cpp).
+// array; the JIT runs the same loops in IR with planned outputs
+// (lib/codegen/GatherLowering.cpp), and compute() words their errors.
 //
 //===----------------------------------------------------------------------===//
 
