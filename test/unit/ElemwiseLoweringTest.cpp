@@ -142,6 +142,23 @@ TEST(ElemwiseLowering, EveryUnaryFloatFunctionOfTheTable) {
   }
 }
 
+// The same for the two-input float functions (jv, iv, gammainc, xlogy0,
+// logaddexp, arctan2, ...).
+TEST(ElemwiseLowering, EveryBinaryFloatFunctionOfTheTable) {
+  std::vector<const char *> Names;
+  for (const ScalarOpInfo &Info : ScalarOpTable)
+    if (Info.MinArity == 2 && Info.MaxArity == 2 &&
+        Info.Rule == DTypeRule::FloatFn &&
+        !llvm::is_contained(BinaryOps, llvm::StringRef(Info.Name)))
+      Names.push_back(Info.Name);
+  ASSERT_GT(Names.size(), 5u);
+  for (DType T : {DType::F32, DType::F64}) {
+    SCOPED_TRACE(dtypeName(T).str());
+    agree({TensorType(T, {S("n")}), TensorType(T, {S("n")})},
+          eachOp(Names, 2), {values(T, {41}), values(T, {41}, 3)});
+  }
+}
+
 TEST(ElemwiseLowering, BinaryOpsSameAndMixedDTypes) {
   std::vector<std::pair<DType, DType>> Pairs;
   for (DType T : AllDTypes)
