@@ -190,6 +190,26 @@ double iveOfPositive(double Nu, double X) {
   return largeArgumentI(Nu, X, 0.0);
 }
 
+/// Orders from which Boost's cyl_bessel_j no longer computes J: it casts
+/// the order to int (undefined behaviour beyond int's range) and its
+/// general path gives up and returns the order itself.
+constexpr double HugeBesselOrder = 2147483647.0;
+
+/// J_nu(x), x > 0, for |nu| >= HugeBesselOrder. Below x = |nu|, J_|nu|(x)
+/// is far below the smallest double, so J_nu is 0 for nu > 0 and for
+/// integers; for a negative non-integer, -sin(pi |nu|) Y_|nu|(x) leaves
+/// an infinity of sin's sign, as SciPy gives. From x = |nu| on (both
+/// beyond 2^31) nothing here is accurate: NaN.
+double jvOfHugeOrder(double Nu, double X) {
+  double AbsNu = std::fabs(Nu);
+  if (X >= AbsNu)
+    return NaN;
+  if (Nu > 0 || isInteger(Nu))
+    return 0.0;
+  double Sin = boost::math::sin_pi(AbsNu, Policy());
+  return Sin == 0 ? 0.0 : std::copysign(Inf, Sin);
+}
+
 } // namespace
 
 double jv(double Nu, double X) {
@@ -209,6 +229,8 @@ double jv(double Nu, double X) {
       return 0.0;
     return gammaSignAbove(Nu) * Inf;
   }
+  if (std::fabs(Nu) >= HugeBesselOrder)
+    return jvOfHugeOrder(Nu, X);
   return boost::math::cyl_bessel_j(Nu, X, Policy());
 }
 

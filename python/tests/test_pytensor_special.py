@@ -63,6 +63,20 @@ def test_bessel_functions_match_scipy(dtype):
         _check(g[finite], w[finite], rtol, None if fl is None else fl[finite])
 
 
+def test_jv_of_orders_beyond_int_range():
+    """Boost casts jv's order to int (undefined past int's range) and then
+    returns the order itself: graphjit gives SciPy's 0 and infinities
+    below x = |order|, and NaN (not the order) from there on."""
+    v, x = pt.dvector("v"), pt.dvector("x")
+    f = pytensor.function([v, x], pt.jv(v, x), mode="GRAPHJIT")
+    assert_all_c(f)
+    orders = np.array([3e9, -3e9, -3e9 - 0.5, 3e9 + 0.5, 1e30, -1e30,
+                       -2.5e9 - 0.5, -2.5e9 - 1.5])
+    args = np.array([0.5, 2.0, 2.0, 1e9, 1e10, 2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(f(orders, args), sp.jv(orders, args))
+    assert np.isnan(f(np.array([3e9, 1e30]), np.array([1e10, 1e31]))).all()
+
+
 def test_bessel_gradients_run_as_c_and_match_pytensor():
     """The gradients PyTensor builds for these (jv and ive of the orders
     either side, j0 of j1, ...) are graphs of the same ops: all C."""
