@@ -124,17 +124,24 @@ TEST(ElemwiseLowering, UnaryOpsEveryDType) {
   }
 }
 
+// The table's float functions of Arity inputs that Listed leaves out.
+std::vector<const char *>
+tableFloatFunctions(unsigned Arity, const std::vector<const char *> &Listed) {
+  std::vector<const char *> Names;
+  for (const ScalarOpInfo &Info : ScalarOpTable)
+    if (Info.MinArity == Arity && Info.MaxArity == int(Arity) &&
+        Info.Rule == DTypeRule::FloatFn &&
+        !llvm::is_contained(Listed, llvm::StringRef(Info.Name)))
+      Names.push_back(Info.Name);
+  return Names;
+}
+
 // Every one-input float function of the scalar table (the special
 // functions, the inverse trigonometric ones, ... that the list above
 // predates), JIT against perform on float32 and float64, each row read
 // from the table so that a new op is checked when it is added.
 TEST(ElemwiseLowering, EveryUnaryFloatFunctionOfTheTable) {
-  std::vector<const char *> Names;
-  for (const ScalarOpInfo &Info : ScalarOpTable)
-    if (Info.MinArity == 1 && Info.MaxArity == 1 &&
-        Info.Rule == DTypeRule::FloatFn &&
-        !llvm::is_contained(UnaryOps, llvm::StringRef(Info.Name)))
-      Names.push_back(Info.Name);
+  std::vector<const char *> Names = tableFloatFunctions(1, UnaryOps);
   ASSERT_GT(Names.size(), 20u);
   for (DType T : {DType::F32, DType::F64}) {
     SCOPED_TRACE(dtypeName(T).str());
@@ -145,12 +152,7 @@ TEST(ElemwiseLowering, EveryUnaryFloatFunctionOfTheTable) {
 // The same for the two-input float functions (jv, iv, gammainc, xlogy0,
 // logaddexp, arctan2, ...).
 TEST(ElemwiseLowering, EveryBinaryFloatFunctionOfTheTable) {
-  std::vector<const char *> Names;
-  for (const ScalarOpInfo &Info : ScalarOpTable)
-    if (Info.MinArity == 2 && Info.MaxArity == 2 &&
-        Info.Rule == DTypeRule::FloatFn &&
-        !llvm::is_contained(BinaryOps, llvm::StringRef(Info.Name)))
-      Names.push_back(Info.Name);
+  std::vector<const char *> Names = tableFloatFunctions(2, BinaryOps);
   ASSERT_GT(Names.size(), 5u);
   for (DType T : {DType::F32, DType::F64}) {
     SCOPED_TRACE(dtypeName(T).str());
