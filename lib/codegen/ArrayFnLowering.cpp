@@ -88,9 +88,11 @@ void emitArrayFnDims(ThunkEmitter &E, OutputDims &Dims) {
   case ArrayFnPlan::AllocTo:
     return emitAllocToDims(E, Dims);
   case ArrayFnPlan::Compute:
-  case ArrayFnPlan::None:
     return emitShapeOfXDims(E, Dims);
+  case ArrayFnPlan::None:
+    break;
   }
+  llvm_unreachable("PlansOutputs refuses ArrayFnPlan::None");
 }
 
 Error emitArrayFn(ThunkEmitter &E) {
@@ -105,10 +107,11 @@ Error emitArrayFn(ThunkEmitter &E) {
     emitBroadcastCopy(E);
     return Error::success();
   case ArrayFnPlan::Compute:
-  case ArrayFnPlan::None:
     return emitComputeCall(E);
+  case ArrayFnPlan::None:
+    break;
   }
-  llvm_unreachable("every plan is emitted");
+  llvm_unreachable("PlansOutputs refuses ArrayFnPlan::None");
 }
 
 } // namespace

@@ -197,17 +197,15 @@ constexpr double HugeBesselOrder = 2147483647.0;
 
 /// J_nu(x), x > 0, for |nu| >= HugeBesselOrder. Below x = |nu|, J_|nu|(x)
 /// is far below the smallest double, so J_nu is 0 for nu > 0 and for
-/// integers; for a negative non-integer, -sin(pi |nu|) Y_|nu|(x) leaves
-/// an infinity of sin's sign, as SciPy gives. From x = |nu| on (both
-/// beyond 2^31) nothing here is accurate: NaN.
+/// integers; for a negative non-integer, -sin(pi |nu|) Y_|nu|(x)
+/// overflows, and SciPy reports +inf whatever its sign (as it does from
+/// orders near -100 on). From x = |nu| on (both beyond 2^31) nothing here
+/// is accurate: NaN.
 double jvOfHugeOrder(double Nu, double X) {
   double AbsNu = std::fabs(Nu);
   if (X >= AbsNu)
     return NaN;
-  if (Nu > 0 || isInteger(Nu))
-    return 0.0;
-  double Sin = boost::math::sin_pi(AbsNu, Policy());
-  return Sin == 0 ? 0.0 : std::copysign(Inf, Sin);
+  return Nu > 0 || isInteger(Nu) ? 0.0 : Inf;
 }
 
 } // namespace
