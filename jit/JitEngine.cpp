@@ -166,15 +166,21 @@ void JitEngine::setTarget(Module &M) const {
 }
 
 std::string JitEngine::cacheKey(const Module &M, Optimization Opt) const {
+  {
+    std::lock_guard<std::mutex> Guard(P->Lock);
+    if (!P->Cache.enabled())
+      return "";
+  }
+  return CompileCache::key(M, cacheConfiguration(Opt));
+}
+
+std::string JitEngine::cacheConfiguration(Optimization Opt) const {
   std::lock_guard<std::mutex> Guard(P->Lock);
-  if (!P->Cache.enabled())
-    return "";
-  return CompileCache::key(
-      M, (Twine(Opt.name()) + " " + P->Triple + " " + P->Cpu + " " +
-          P->Features + " LLVM " + LLVM_VERSION_STRING +
-          " pipeline " + Twine(PipelineVersion) +
+  return (Twine(Opt.name()) + " " + P->Triple + " " + P->Cpu + " " +
+          P->Features + " LLVM " + LLVM_VERSION_STRING + " pipeline " +
+          Twine(PipelineVersion) + " graphjit " + GRAPHJIT_VERSION +
           (loadVectorMathLibrary() ? " libmvec" : ""))
-             .str());
+      .str();
 }
 
 ObjectFiles JitEngine::cachedObjects(StringRef Key) const {

@@ -66,6 +66,10 @@ public:
   /// M's key in the compile cache (CompileCache.h) under Opt; empty
   /// when there is no cache.
   std::string cacheKey(const llvm::Module &M, Optimization Opt) const;
+  /// What the key takes besides the module: the optimization, the target
+  /// (triple, CPU, features), LLVM's version, the pipeline's and
+  /// graphjit's, so that no other version links an object of this one.
+  std::string cacheConfiguration(Optimization Opt) const;
   /// The objects cached under Key, or none (also for an empty Key).
   ObjectFiles cachedObjects(llvm::StringRef Key) const;
   /// Forgets a cached object that did not link.

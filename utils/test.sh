@@ -2,7 +2,8 @@
 # Sets up, builds and runs every test (unit, lit, NumPy) through CTest, and
 # with the release build the Python package's pytest suite, once in each of
 # its environments (PyTensor 3.0.x in .venv; PyMC and PyTensor 2.38.x in
-# .venv-pymc).
+# .venv-pymc), then the binary wheel's test in a bare Debian 12 system
+# (utils/test-wheel.sh, as root).
 #   utils/test.sh              the release build
 #   utils/test.sh --sanitize   the ASan/UBSan build (clang-19), fuzz corpus too
 set -euo pipefail
@@ -28,4 +29,12 @@ if [ "${1:-}" != "--sanitize" ]; then
     (cd "$root" && "$root/$venv/bin/python" -m pytest python/tests -q \
        -p no:cacheprovider)
   done
+  # The binary wheel, installed and run where nothing else is (a bare
+  # Debian root file system): it takes root for debootstrap and chroot.
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "the wheel in a bare system (utils/test-wheel.sh):"
+    "$root/utils/test-wheel.sh"
+  else
+    echo "NOT RUN: utils/test-wheel.sh (the wheel in a bare system) needs root"
+  fi
 fi

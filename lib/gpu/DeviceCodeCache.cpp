@@ -47,8 +47,8 @@ Expected<DeviceCode> graphjit::deviceCodeFor(std::unique_ptr<Module> M,
     (void)sys::fs::file_size(libdevicePath(), LibdeviceSize);
     PtxKey = CompileCache::key(
         *M, (Twine("ptx ") + Arch + " LLVM " + LLVM_VERSION_STRING +
-             " pipeline " + Twine(PtxPipelineVersion) + " libdevice " +
-             Twine(LibdeviceSize))
+             " pipeline " + Twine(PtxPipelineVersion) + " graphjit " +
+             GRAPHJIT_VERSION + " libdevice " + Twine(LibdeviceSize))
                 .str());
     Code.Ptx = readEntry(Cache, PtxKey);
     Code.PtxFromCache = !Code.Ptx.empty();

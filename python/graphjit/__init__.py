@@ -13,18 +13,48 @@ THEANO_FLAGS did. docs/python.md has the whole tour.
 import os
 import sys
 
-from . import _graphjit
-from ._graphjit import (CEntry, Function, Graph, GraphBuilder, GraphjitError,
-                        c_symbols,
-                        ProfileStats, Variable)
-from .profile import ApplyRow, Profile, _write, diff, diff_text, merge
+
+def _load_blas():
+    """Loads scipy-openblas32's library (the BLAS and LAPACK the native
+    module links, a dependency of the package) by its path, so that the
+    module's need for it is met whatever the module's RPATH says: the
+    wheel's repair keeps no RPATH that leads out of the wheel. A build on
+    the system's BLAS has no such package and needs nothing here."""
+    try:
+        import scipy_openblas32
+    except ImportError:
+        return
+    import ctypes
+    ctypes.CDLL(os.path.join(scipy_openblas32.get_lib_dir(),
+                             scipy_openblas32.get_library(True)))
+
+
+_load_blas()
+# The native module and what uses it, once the BLAS is loaded.
+from . import _graphjit  # noqa: E402
+from ._graphjit import (  # noqa: E402
+    CEntry, Function, Graph, GraphBuilder, GraphjitError, c_symbols,
+    ProfileStats, Variable)
+from .profile import (  # noqa: E402
+    ApplyRow, Profile, _write, diff, diff_text, merge)
 
 __all__ = ["load", "loads", "function", "Module", "Function", "Graph",
            "CEntry", "c_symbols",
            "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
            "ApplyRow", "Variable", "merge", "diff", "diff_text", "trace",
-           "write_trace"]
-__version__ = "0.1.0"
+           "write_trace", "opt_plugin"]
+# The project's version (CMakeLists.txt's project()), as the native module
+# was built with it: the wheel's metadata and `graphjit --version` say the
+# same, and the compile cache keys on it.
+__version__ = _graphjit.__version__
+
+
+def opt_plugin():
+    """The path of the instrumentation pass as an opt-19 plugin
+    (docs/instrumentation.md): opt-19 -load-pass-plugin=PATH
+    -passes=graphjit-instrument. It uses the LLVM of the opt that loads it."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib",
+                        "GraphjitPasses.so")
 
 
 # -- ProfileStats: Theano's methods on the native class ----------------------

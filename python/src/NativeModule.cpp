@@ -19,6 +19,9 @@ NB_MODULE(_graphjit, M) {
   graphjit::initialize();
   M.doc() = "graphjit's native module: graphs, JIT-compiled functions, "
             "profiles";
+  // The project's version (CMakeLists.txt), which graphjit.__version__,
+  // the wheel's metadata and the compile cache's key all take.
+  M.attr("__version__") = GRAPHJIT_VERSION;
   ErrorType = PyErr_NewExceptionWithDoc(
       "graphjit.GraphjitError",
       "An error reported by graphjit: a graph that does not parse or "

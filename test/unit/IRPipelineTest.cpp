@@ -14,6 +14,7 @@
 #include "graphjit/Parser.h"
 #include "jit/IRPipeline.h"
 #include "jit/JitEngine.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -137,6 +138,17 @@ TEST(IRPipeline, TheCacheTellsThePipelinesApart) {
   // Only level 2 has two pipelines.
   EXPECT_EQ(Engine.cacheKey(*M, Optimization{3, false}),
             Engine.cacheKey(*M, Optimization{3, true}));
+}
+
+// A new version of graphjit never links an object an older one stored:
+// the key takes the version, with the target and LLVM's.
+TEST(IRPipeline, TheCacheKeysOnGraphjitsVersion) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
+  std::string Config = Engine.cacheConfiguration(Optimization{2, false});
+  EXPECT_NE(Config.find(" graphjit " GRAPHJIT_VERSION), std::string::npos)
+      << Config;
+  EXPECT_NE(Config.find(" LLVM " LLVM_VERSION_STRING), std::string::npos)
+      << Config;
 }
 
 // The logistic regression step's kernels (softplus, sigmoid, sums, a
