@@ -98,3 +98,6 @@ run "python3 -m venv /opt/venv && cd /wheelhouse &&
        /wheel/$(basename "$wheel") -r requirements-pymc.txt"
 echo "test-wheel: checks"
 run "cd /check && python check_wheel.py --version $version --tree /check"
+# Kept for a look after a failure; 1.6 GB once it passed.
+cleanup
+rm -rf "$rootfs"

@@ -42,19 +42,35 @@ __all__ = ["load", "loads", "function", "Module", "Function", "Graph",
            "CEntry", "c_symbols",
            "GraphBuilder", "GraphjitError", "ProfileStats", "Profile",
            "ApplyRow", "Variable", "merge", "diff", "diff_text", "trace",
-           "write_trace", "opt_plugin"]
+           "write_trace", "opt_plugin", "runtime_library", "include_dir"]
 # The project's version (CMakeLists.txt's project()), as the native module
 # was built with it: the wheel's metadata and `graphjit --version` say the
 # same, and the compile cache keys on it.
 __version__ = _graphjit.__version__
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def opt_plugin():
     """The path of the instrumentation pass as an opt-19 plugin
     (docs/instrumentation.md): opt-19 -load-pass-plugin=PATH
     -passes=graphjit-instrument. It uses the LLVM of the opt that loads it."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib",
-                        "GraphjitPasses.so")
+    return os.path.join(_HERE, "lib", "GraphjitPasses.so")
+
+
+def runtime_library():
+    """The profiling runtime (a static library) that a program whose IR the
+    plugin instrumented links, with -lLLVM-19 -lpthread, to write
+    graphjit's profile JSON (docs/instrumentation.md, "A report for any
+    program")."""
+    return os.path.join(_HERE, "lib", "libgraphjit_runtime.a")
+
+
+def include_dir():
+    """The folder of graphjit/runtime/RuntimeABI.h, the ABI instrumented
+    code calls (gj_profile_write, ...)."""
+    return os.path.join(_HERE, "include")
 
 
 # -- ProfileStats: Theano's methods on the native class ----------------------

@@ -74,3 +74,35 @@ def test_opt_plugin_instruments_ir():
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "call ptr @gj_profile_enter(ptr @train.gj_profile)" in p.stdout
+
+
+def test_any_program_profiled_with_the_installed_pieces(tmp_path):
+    """docs/instrumentation.md, "A report for any program", with what the
+    package installs: its plugin, its runtime library and its
+    graphjit-prof (LLVM 19's tools from the system, as a user of the plugin
+    has them)."""
+    llvm = "/usr/lib/llvm-19/bin"
+    inputs = ROOT / "test" / "lit" / "passes" / "Inputs"
+    ll, marked = tmp_path / "p.ll", tmp_path / "p.marked.ll"
+    exe, profile = tmp_path / "p", tmp_path / "p.json"
+
+    def run(*cmd, **kw):
+        p = subprocess.run([str(c) for c in cmd], capture_output=True,
+                           text=True, **kw)
+        assert p.returncode == 0, (cmd, p.stderr)
+        return p.stdout
+
+    run(llvm + "/clang", "-x", "c", "-O1", "-S", "-emit-llvm",
+        inputs / "any_program.c", "-o", ll)
+    run(sys.executable, inputs / "mark_calls.py", ll, marked, "step",
+        "scale=Scale{a=1.0001}(x)|any_program.c:12|C")
+    run(llvm + "/opt", "-load-pass-plugin=" + graphjit.opt_plugin(),
+        "-passes=graphjit-instrument", marked, "-o", tmp_path / "p.bc")
+    run(llvm + "/clang++", tmp_path / "p.bc", graphjit.runtime_library(),
+        "-L" + llvm + "/../lib", "-lLLVM", "-lpthread", "-o", exe)
+    run(exe, "9", env=dict(os.environ, GRAPHJIT_PROFILE_JSON=str(profile)))
+    out = run(_console_script("graphjit-prof"), "summary", profile)
+    assert "Time in 9 calls to Function.__call__" in out
+    assert "Scale{a=1.0001}(x)" in out
+    assert os.path.isfile(os.path.join(graphjit.include_dir(), "graphjit",
+                                       "runtime", "RuntimeABI.h"))
