@@ -1,7 +1,8 @@
 //===- SpecialFunctions.cpp - Special functions of PyMC's scalar ops ------===//
 //
-// Boost.Math (header-only) does the work where it has the function; erfcx,
-// log1mexp, xlogx and xlogy0 are written here, and the Bessel functions
+// Boost.Math (header-only) does the work where it has the function;
+// log1mexp, xlogx and xlogy0 are written here (erfcx inline in the header,
+// so that the JIT's loops of it vectorize), and the Bessel functions
 // have a file of their own (SpecialBessel.cpp). Every function
 // first settles the edges the way SciPy 1.17 (or, for the PyTensor-defined
 // ones, PyTensor's `impl`) does, then hands the interior to the evaluator.
@@ -32,15 +33,6 @@ namespace special {
 using namespace detail;
 
 namespace {
-
-/// exp(X * X) to within a few ulp: X * X is split exactly into Hi + Lo with
-/// an fma, so the rounding of the square is not magnified by exp.
-double expOfSquare(double X) {
-  double Hi = X * X;
-  double Lo = std::fma(X, X, -Hi);
-  double E = std::exp(Hi);
-  return std::isinf(E) ? E : E + E * Lo;
-}
 
 /// Above this shape Boost 1.74's gamma_p and gamma_q lose accuracy (in the
 /// tails 1e-9 relative at k = 8e6, 1e-7 at k = 1e9; 0.3 absolute at
@@ -209,33 +201,6 @@ double erfcinv(double X) {
   return boost::math::erfc_inv(X, Policy());
 }
 
-double erfcx(double X) {
-  if (std::isnan(X))
-    return X;
-  // Below 26, erfc(x) is a normal number and libm gives it to an ulp, and
-  // below 0 it lies in (1, 2]; exp(x*x) overflows to inf below -26.64, as
-  // erfcx does.
-  if (X < -26.7)
-    return Inf;
-  if (X < 26.0)
-    return expOfSquare(X) * std::erfc(X);
-  if (X == Inf)
-    return 0.0;
-  // The asymptotic series 1/(x sqrt(pi)) * sum (-1)^k (2k-1)!! / (2x^2)^k
-  // (DLMF 7.12.1): its terms shrink by (2k-1) / (2 x^2) <= 1/1352 at first,
-  // so a dozen reach double's epsilon.
-  double InvTwoXSq = 0.5 / X / X;
-  double Term = 1.0, Sum = 1.0;
-  for (int K = 1; K < 12; ++K) {
-    Term *= -(2.0 * K - 1.0) * InvTwoXSq;
-    Sum += Term;
-    if (std::fabs(Term) < 1e-17)
-      break;
-  }
-  constexpr double InvSqrtPi = 0.56418958354775628695;
-  return InvSqrtPi / X * Sum;
-}
-
 double log1mexp(double X) {
   // PyTensor's Log1mexp.impl: the two forms each keep full precision on
   // their side of log(1/2). NaN above 0 and -inf at 0 come from log.
@@ -355,7 +320,6 @@ float polygamma(float N, float X) {
 }
 float erfinv(float X) { return float(erfinv(double(X))); }
 float erfcinv(float X) { return float(erfcinv(double(X))); }
-float erfcx(float X) { return float(erfcx(double(X))); }
 float log1mexp(float X) { return float(log1mexp(double(X))); }
 float xlogx(float X) { return float(xlogx(double(X))); }
 float xlogy0(float X, float Y) { return float(xlogy0(double(X), double(Y))); }

@@ -77,6 +77,32 @@ def test_jv_of_orders_beyond_int_range():
     assert np.isnan(f(np.array([3e9, 1e30]), np.array([1e10, 1e31]))).all()
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_erfcx_over_its_whole_domain(dtype):
+    """erfcx is one vectorized loop with no branch (both forms computed, a
+    select keeps one): SciPy's values on both sides of 26 (where the
+    asymptotic series takes over) and of -26.7 (where it overflows), the
+    huge and tiny arguments, inf and NaN; arrays of every remainder of the
+    vector width."""
+    x = pt.vector("x", dtype=dtype)
+    f = pytensor.function([x], pt.erfcx(x), mode="GRAPHJIT")
+    assert_all_c(f)
+    big = 300 if dtype == "float64" else 38
+    values = np.concatenate([
+        np.linspace(-27, 27, 2001), -np.logspace(-30, 1.43, 200),
+        np.logspace(-big, big, 801),
+        [-26.7, -26.69999, -26.64, -26.6, 25.9999999, 26.0, 26.0000001,
+         np.inf, -np.inf, np.nan, 0.0, -0.0]]).astype(dtype)
+    rtol = 1e-12 if dtype == "float64" else 1e-6
+    for n in (values.size, values.size - 1, values.size - 2, 7):
+        got = f(values[:n])
+        want = sp.erfcx(values[:n].astype("float64")).astype(dtype)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+        ok = np.isfinite(want)
+        np.testing.assert_allclose(got[ok], want[ok], rtol=rtol, atol=0)
+
+
 def test_bessel_gradients_run_as_c_and_match_pytensor():
     """The gradients PyTensor builds for these (jv and ive of the orders
     either side, j0 of j1, ...) are graphs of the same ops: all C."""
