@@ -31,7 +31,12 @@ repaired=$(ls "$work"/repaired/graphjit-*.whl)
 
 "$tools/python" -m wheel unpack -d "$work/tree" "$repaired" >/dev/null
 tree=$(ls -d "$work"/tree/graphjit-*)
-cp "$root/build/passes/GraphjitPasses.so" "$tree/graphjit/lib/GraphjitPasses.so"
+"$tools/python" - "$plain" "$tree" <<'PY'
+import sys, zipfile
+name = "graphjit/lib/GraphjitPasses.so"  # as installed: stripped, no RPATH
+with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[2] + "/" + name, "wb") as f:
+    f.write(z.read(name))
+PY
 mkdir -p "$out"
 rm -f "$out"/graphjit-*.whl
 "$tools/python" -m wheel pack -d "$out" "$tree" >/dev/null
@@ -39,10 +44,13 @@ wheel=$(ls "$out"/graphjit-*.whl)
 
 # The plugin in the wheel loads into the system's opt-19 and instruments IR.
 "$tools/python" -m zipfile -e "$wheel" "$work/check"
-/usr/lib/llvm-19/bin/opt -load-pass-plugin="$work/check/graphjit/lib/GraphjitPasses.so" \
-  -passes=graphjit-instrument -S "$root/test/lit/passes/several-functions.ll" |
-  grep -q "call ptr @gj_profile_enter" ||
-  { echo "build-wheel: the wheel's opt plugin does not run in opt-19" >&2; exit 1; }
+instrumented=$(/usr/lib/llvm-19/bin/opt \
+  -load-pass-plugin="$work/check/graphjit/lib/GraphjitPasses.so" \
+  -passes=graphjit-instrument -S "$root/test/lit/passes/several-functions.ll")
+case "$instrumented" in
+  *"call ptr @gj_profile_enter"*) ;;
+  *) echo "build-wheel: the wheel's opt plugin does not run in opt-19" >&2; exit 1 ;;
+esac
 
 # The sdist, for machines with LLVM 19 (pip builds it from source there).
 rm -f "$out"/graphjit-*.tar.gz
@@ -55,7 +63,8 @@ names = tarfile.open(sys.argv[1]).getnames()
 top = names[0].split("/")[0]
 need = ["CMakeLists.txt", "pyproject.toml", "lib/CMakeLists.txt", "jit",
         "runtime", "passes", "include/graphjit", "utils/graphjit.cpp",
-        "python/src/NativeModule.cpp", "python/graphjit/__init__.py", "cmake"]
+        "python/src/NativeModule.cpp", "python/graphjit/__init__.py", "cmake",
+        "utils/build-wheel.sh", "utils/test-wheel.sh", "test/wheel"]
 missing = [n for n in need
            if not any(m == top + "/" + n or m.startswith(top + "/" + n + "/")
                       for m in names)]

@@ -30,11 +30,15 @@ if [ "${1:-}" != "--sanitize" ]; then
        -p no:cacheprovider)
   done
   # The binary wheel, installed and run where nothing else is (a bare
-  # Debian root file system): it takes root for debootstrap and chroot.
-  if [ "$(id -u)" -eq 0 ]; then
+  # Debian root file system): it takes root and the right to mount
+  # (debootstrap, chroot), Debian's mirror and PyPI; GRAPHJIT_TEST_WHEEL=0
+  # leaves it out.
+  if [ "${GRAPHJIT_TEST_WHEEL:-1}" = 0 ]; then
+    echo "NOT RUN: utils/test-wheel.sh (the wheel in a bare system): GRAPHJIT_TEST_WHEEL=0"
+  elif [ "$(id -u)" -ne 0 ] || ! unshare --mount true 2>/dev/null; then
+    echo "NOT RUN: utils/test-wheel.sh (the wheel in a bare system) needs root and the right to mount"
+  else
     echo "the wheel in a bare system (utils/test-wheel.sh):"
     "$root/utils/test-wheel.sh"
-  else
-    echo "NOT RUN: utils/test-wheel.sh (the wheel in a bare system) needs root"
   fi
 fi

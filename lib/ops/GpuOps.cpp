@@ -33,8 +33,10 @@ GpuRole graphjit::gpuRoleOf(const Op &O, llvm::ArrayRef<TensorType> In,
     if (!E->composite() && E->scalarOp() == ScalarOpKind::Pow && Integral)
       return No("an integer pow may fail at run time, which a kernel "
                 "cannot report");
-    // The special functions are host code (SpecialFunctions.cpp), which
-    // libdevice does not provide.
+    // The special functions are host code (SpecialFunctions.cpp: Boost,
+    // called through gj_special_*), which libdevice does not provide.
+    // erfcx, inline in SpecialFunctions.h, would compile for the device,
+    // but is not placed there yet (no GPU to check it on).
     auto OnHost = [](ScalarOpKind K) { return isHostOnlyScalarOp(K); };
     if (const CompositeScalar *C = E->composite()) {
       for (const CompositeStep &S : C->Steps)

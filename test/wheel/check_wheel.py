@@ -51,8 +51,15 @@ SYSTEM_LIBRARIES = re.compile(
 
 def libraries_resolve(path, blas_dir):
     """ldd of PATH: every library found, each one the wheel's own
-    (graphjit.libs), scipy-openblas32's, or the system's few."""
+    (graphjit.libs), scipy-openblas32's, or the system's few. The BLAS
+    package's folder is on the loader's path, as `import graphjit` and the
+    console scripts put it."""
     env = dict(os.environ, LD_LIBRARY_PATH=blas_dir)
+    site = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    if os.path.basename(os.path.dirname(path)) == "bin":
+        site = os.path.dirname(site)
+    own = tuple(os.path.realpath(d) + os.sep
+                for d in (os.path.join(site, "graphjit.libs"), blas_dir))
     out = subprocess.run(["ldd", path], capture_output=True, text=True,
                          env=env, check=True).stdout
     bad, count = [], 0
@@ -63,7 +70,7 @@ def libraries_resolve(path, blas_dir):
         count += 1
         if "not found" in line:
             bad.append(name + " not found")
-        elif not (target.startswith(sys.prefix) or
+        elif not (os.path.realpath(target).startswith(own) or
                   SYSTEM_LIBRARIES.match(name)):
             bad.append("%s from %s" % (name, target))
     check(not bad and count > 0,
@@ -196,6 +203,7 @@ def command_line(tree):
         check(True, "graphjit's output equals NumPy's (x + y + z) * 2")
         p = subprocess.run(["graphjit", "--version"], capture_output=True,
                            text=True)
+        check(p.returncode == 0, "graphjit --version exits 0")
         return p.stdout
 
 

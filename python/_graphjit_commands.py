@@ -1,16 +1,22 @@
 """The command-line tools installed with the package: the console scripts
 `graphjit` and `graphjit-prof` (pyproject.toml) run the executables the
 wheel carries in graphjit/bin/, the ones the build makes as
-build/utils/graphjit and build/utils/graphjit-prof (README, "A tour")."""
+build/utils/graphjit and build/utils/graphjit-prof (README, "A tour").
+
+A module of its own at site-packages' root, beside
+_graphjit_pytensor_hook: the package is found, not imported, so that a
+command starts without loading the native module and the BLAS."""
+import importlib.util
 import os
 import sys
-
-_BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin")
 
 
 def tool_path(name):
     """The installed executable NAME (graphjit or graphjit-prof)."""
-    return os.path.join(_BIN, name)
+    spec = importlib.util.find_spec("graphjit")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(spec.submodule_search_locations[0], "bin", name)
 
 
 def _blas_environment():
@@ -31,9 +37,10 @@ def _blas_environment():
 
 def _run(name):
     exe = tool_path(name)
-    if not os.access(exe, os.X_OK):
-        sys.stderr.write("%s: the package has no executable %s (a build "
-                         "without the command-line tools?)\n" % (name, exe))
+    if exe is None or not os.access(exe, os.X_OK):
+        sys.stderr.write("%s: the graphjit package has no executable %s (a "
+                         "build without the command-line tools?)\n"
+                         % (name, exe))
         return 1
     os.execve(exe, [name] + sys.argv[1:], _blas_environment())
 
