@@ -127,6 +127,11 @@ private:
   /// the last two dims swapped, each line along the next-to-last dim
   /// element by element with the strides.
   void emitColumns();
+  /// The same through unit-stride buffers and the row kernel, for a
+  /// costly element.
+  void emitPackedColumns();
+  Value *columnStart(const Operand &Op, ArrayRef<Value *> Strides,
+                     ArrayRef<Value *> Index);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
 };
 
@@ -421,23 +426,17 @@ void ElemwiseEmitter::emitStrided(Value *UnitRows, Value *Tangled) {
 }
 
 void ElemwiseEmitter::emitColumns() {
+  if (K.isCostly())
+    return emitPackedColumns();
   SmallVector<Value *, 8> Outer(Out.Dims.begin(), Out.Dims.end() - 2);
   Outer.push_back(Out.Dims[Rank - 1]);
   E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
     // Index: the dims before the last two, then the last.
-    auto Start = [&](const Operand &Op, ArrayRef<Value *> Strides) {
-      Value *Offset = E.constI64(0);
-      for (unsigned D = 0; D + 2 < Rank; ++D)
-        Offset = B.CreateAdd(Offset, B.CreateMul(Index[D], Strides[D]));
-      Offset = B.CreateAdd(Offset,
-                           B.CreateMul(Index.back(), Strides[Rank - 1]));
-      return B.CreateInBoundsGEP(B.getInt8Ty(), Op.Data, Offset);
-    };
-    Value *OutStart = Start(Out, Out.Strides);
+    Value *OutStart = columnStart(Out, Out.Strides, Index);
     SmallVector<Value *, 4> Starts(Ops.size(), nullptr);
     for (unsigned I = 0; I < Ops.size(); ++I)
       if (Ops[I].Read)
-        Starts[I] = Start(Ops[I], Ops[I].LoopStrides);
+        Starts[I] = columnStart(Ops[I], Ops[I].LoopStrides, Index);
     BasicBlock *Pre = B.GetInsertBlock();
     E.emitLoop(Out.Dims[Rank - 2], "column", [&](Value *J) {
       SmallVector<Value *, 4> In(Ops.size(), nullptr);
@@ -451,6 +450,89 @@ void ElemwiseEmitter::emitColumns() {
                      E.offset(OutStart, J, Out.Strides[Rank - 2]));
     });
     keepScalar(Pre, B.GetInsertBlock());
+  });
+}
+
+// Where the columns' lines of Op start: the dims before the last two at
+// Index, the last dim at Index.back().
+Value *ElemwiseEmitter::columnStart(const Operand &Op,
+                                    ArrayRef<Value *> Strides,
+                                    ArrayRef<Value *> Index) {
+  Value *Offset = E.constI64(0);
+  for (unsigned D = 0; D + 2 < Rank; ++D)
+    Offset = B.CreateAdd(Offset, B.CreateMul(Index[D], Strides[D]));
+  Offset = B.CreateAdd(Offset, B.CreateMul(Index.back(), Strides[Rank - 1]));
+  return B.CreateInBoundsGEP(B.getInt8Ty(), Op.Data, Offset);
+}
+
+// Elements a packed column holds at a time: its buffers stay in L1.
+static constexpr int64_t PackedColumn = 64;
+
+// Short rows of a costly element (erfc, log, a Composite of them): each
+// line down the columns is copied in pieces into unit-stride buffers on
+// the stack, the row kernel (vectorized, with libmvec's functions) fills
+// an output buffer, and that is copied out. The copies cost a few
+// nanoseconds an element against tens for the scalar functions. Inputs
+// statically broadcast along the columns are passed as invariants.
+void ElemwiseEmitter::emitPackedColumns() {
+  SmallVector<bool, 4> Inv;
+  SmallVector<AllocaInst *, 4> Buf(Ops.size(), nullptr);
+  auto BufferOf = [&](DType T, const char *Name) {
+    return entryAlloca(E, ArrayType::get(E.memoryType(T), PackedColumn),
+                       Name);
+  };
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    auto *Step = dyn_cast<ConstantInt>(Ops[I].LoopStrides[Rank - 2]);
+    Inv.push_back(Ops[I].Read && Step && Step->isZero());
+    if (Ops[I].Read && !Inv.back())
+      Buf[I] = BufferOf(Ops[I].T, "column.in");
+  }
+  AllocaInst *OutBuf = BufferOf(Out.T, "column.out");
+  Function *Kern = loopKernel(Inv);
+  Value *Count = Out.Dims[Rank - 2];
+  Value *Pieces = B.CreateUDiv(B.CreateAdd(Count, E.constI64(PackedColumn - 1)),
+                               E.constI64(PackedColumn));
+  SmallVector<Value *, 8> Outer(Out.Dims.begin(), Out.Dims.end() - 2);
+  Outer.push_back(Out.Dims[Rank - 1]);
+  E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
+    Value *OutStart = columnStart(Out, Out.Strides, Index);
+    SmallVector<Value *, 4> Starts(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      if (Ops[I].Read)
+        Starts[I] = columnStart(Ops[I], Ops[I].LoopStrides, Index);
+    E.emitLoop(Pieces, "piece", [&](Value *P) {
+      Value *Begin = B.CreateMul(P, E.constI64(PackedColumn));
+      Value *Len = B.CreateSub(Count, Begin);
+      Len = B.CreateSelect(B.CreateICmpSLT(Len, E.constI64(PackedColumn)),
+                           Len, E.constI64(PackedColumn));
+      // Copies Len elements between a strided line at Begin and a buffer.
+      auto Copy = [&](DType T, Value *Line, Value *Stride, Value *Buffer,
+                      bool In) {
+        BasicBlock *Pre = B.GetInsertBlock();
+        E.emitLoop(Len, In ? "pack" : "unpack", [&](Value *J) {
+          Value *At = E.offset(Line, B.CreateAdd(Begin, J), Stride);
+          Value *Slot = B.CreateInBoundsGEP(E.memoryType(T), Buffer, J);
+          if (In)
+            E.storeElement(T, E.loadElement(T, At), Slot);
+          else
+            E.storeElement(T, E.loadElement(T, Slot), At);
+        });
+        keepScalar(Pre, B.GetInsertBlock());
+      };
+      SmallVector<Value *, 4> Inputs(Ops.size(), nullptr);
+      for (unsigned I = 0; I < Ops.size(); ++I) {
+        if (!Ops[I].Read)
+          continue;
+        if (Inv[I]) {
+          Inputs[I] = Starts[I];
+          continue;
+        }
+        Copy(Ops[I].T, Starts[I], Ops[I].LoopStrides[Rank - 2], Buf[I], true);
+        Inputs[I] = Buf[I];
+      }
+      callLoopKernel(Kern, Inv, Inputs, /*Begin=*/nullptr, OutBuf, Len);
+      Copy(Out.T, OutStart, Out.Strides[Rank - 2], OutBuf, false);
+    });
   });
 }
 

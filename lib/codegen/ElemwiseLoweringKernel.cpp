@@ -55,6 +55,26 @@ ElementKernel::get(const graphjit::Op &O, llvm::ArrayRef<DType> InTypes) {
   return K;
 }
 
+static bool isCostlyOp(ScalarOpKind K) {
+  switch (K) {
+  case ScalarOpKind::Floor:
+  case ScalarOpKind::Ceil:
+    return false;
+  case ScalarOpKind::Pow:
+    return true;
+  default:
+    return scalarOpInfo(K).Rule == DTypeRule::FloatFn;
+  }
+}
+
+bool ElementKernel::isCostly() const {
+  if (Steps.empty())
+    return isCostlyOp(Kind);
+  return llvm::any_of(Program.Steps, [](const CompositeStep &S) {
+    return isCostlyOp(S.Kind);
+  });
+}
+
 Value *ElementKernel::convertInput(ThunkEmitter &E, unsigned K,
                                    Value *V) const {
   if (!Steps.empty())

@@ -50,6 +50,11 @@ public:
   /// first input only lends its shape).
   bool reads(unsigned K) const { return Reads[K]; }
 
+  /// Whether an element calls a function that costs tens of cycles
+  /// scalar (exp, log, erfc, pow, the special functions), where a loop
+  /// gains most from vectorizing with libmvec.
+  bool isCostly() const;
+
   /// Input K's register value, in its own dtype, in the dtype the scalar
   /// operation takes it in (a Composite's steps convert their operands
   /// themselves: the value as it is). Loop-invariant inputs are converted

@@ -336,6 +336,45 @@ TEST(ElemwiseLowering, ShortRowsRunAsColumns) {
   }
 }
 
+// Short rows of costly elements (exp, erfc, pow, a Composite of them)
+// read straight from the slices: each column is copied into buffers of 64
+// elements for the vectorized row kernel and back. Columns of fewer, just
+// more and many more elements than a buffer; a row-invariant operand that
+// is copied too and a column-invariant one that is passed as it is; both
+// dtypes; a batch dim in front.
+TEST(ElemwiseLowering, CostlyShortRowsRunThroughBuffers) {
+  BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
+    B.output(llvm::cantFail(B.apply("exp", {In[0]})));
+    B.output(llvm::cantFail(B.apply("erfc", {In[1]})));
+    B.output(llvm::cantFail(B.apply("pow", {In[0], In[2]})));
+    B.output(llvm::cantFail(B.apply(
+        "composite", {In[0], In[1], In[2], In[3]},
+        {{"expr", AttrValue::ident("log(erfc(i0) - i1 * i3) + exp(i2)")}})));
+    B.output(llvm::cantFail(B.apply("sigmoid", {In[4]})));
+  };
+  for (int64_t Rows : {5, 65, 200}) {
+    for (int64_t Batch : {1, 3}) {
+      SCOPED_TRACE(Rows * 100 + Batch);
+      const int64_t Cols = 2;
+      NDArray Wide = values(DType::F64, {Batch, Rows, Cols + 1});
+      const Shape &St = Wide.strides();
+      NDArray Left = Wide.view({Batch, Rows, Cols}, St);
+      NDArray Right = Wide.view({Batch, Rows, Cols}, St, 8);
+      NDArray Wide32 = values(DType::F32, {Batch, Rows, Cols + 2}, 4);
+      std::vector<TensorType> Types = {
+          TensorType(DType::F64, {S("b"), S("m"), S("n")}),
+          TensorType(DType::F64, {S("b"), S("m"), S("n")}),
+          TensorType(DType::F64, {S("b"), S("m"), K(1)}),
+          TensorType(DType::F64, {S("n")}),
+          TensorType(DType::F32, {S("b"), S("m"), S("n")})};
+      agree(Types, Build,
+            {Left, Right, values(DType::F64, {Batch, Rows, 1}, 2),
+             values(DType::F64, {Cols}, 3),
+             Wide32.view({Batch, Rows, Cols}, Wide32.strides(), 4)});
+    }
+  }
+}
+
 // Broadcasting at every level: missing dims, static 1s, symbolic dims
 // bound to 1 at run time, 0-d inputs and literals.
 TEST(ElemwiseLowering, Broadcasting) {
