@@ -3,6 +3,7 @@
 #include "CompileInParts.h"
 #include "ObjectLinkage.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -31,11 +32,22 @@ static bool inlinedEverywhere(const Function &F) {
   return F.hasFnAttribute(Attribute::AlwaysInline);
 }
 
+/// Whether F has a loop. A function the driver calls that loops (a
+/// planned thunk's softmax, gather or scatter over its rows) is a kernel
+/// of its own: in the glue it would be compiled at O0, its loops scalar
+/// and unoptimized (a softmax of 150 rows of 3: 13 us instead of 2).
+static bool loops(const Function &F) {
+  SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 4> Back;
+  FindFunctionBackedges(F, Back);
+  return !Back.empty();
+}
+
 namespace {
 
 /// The module's functions in groups that must share a part: a function
-/// the inliner may inline (not noinline) stays with its callers. The
-/// driver's group is the glue; the others are kernels.
+/// the inliner may inline (not noinline) stays with its callers, unless
+/// it loops (loops()). The driver's group is the glue; the others are
+/// kernels.
 struct Grouping {
   EquivalenceClasses<const Function *> Groups;
   const Function *Driver = nullptr;
@@ -49,7 +61,7 @@ struct Grouping {
       if (F.isDeclaration() || inlinedEverywhere(F))
         continue;
       Groups.insert(&F);
-      if (F.hasFnAttribute(Attribute::NoInline))
+      if (F.hasFnAttribute(Attribute::NoInline) || loops(F))
         continue;
       for (const User *U : F.users())
         if (const auto *Call = dyn_cast<CallBase>(U);

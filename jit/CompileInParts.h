@@ -5,10 +5,12 @@
 // Elemwise node function and kernel out of line (noinline), and nothing
 // else crosses between them. So the module is cut before optimizing:
 //
-//  - part 0, the glue: the driver and what it may inline (the planned
-//    thunks, 0-d node functions), compiled at O0 as a long driver is
-//    (GlueModule.h), since optimizing a call and a test per Apply costs
-//    more than it saves (half the perceptron step's IR pipeline);
+//  - part 0, the glue: the driver and what it may inline that does not
+//    loop (the planned thunks of views and allocations, 0-d node
+//    functions), compiled at O0 as a long driver is (GlueModule.h), since
+//    optimizing a call and a test per Apply costs more than it saves
+//    (half the perceptron step's IR pipeline); a planned thunk that loops
+//    (a softmax, a gather) is a kernel, as a noinline function is;
 //  - parts 1..T, the kernels, one part per thread, the largest groups
 //    first to the thread with the least work (thread 0 starts with the
 //    glue), each at the function's optimization level.

@@ -153,9 +153,11 @@ Expected<JitEngine &> JitEngine::get() {
 
 // Bump when the pipeline or the code generation options change, so that
 // cached objects compiled the old way are not used.
-static constexpr unsigned PipelineVersion = 5; // 2: libmvec, 3: O0 glue,
+static constexpr unsigned PipelineVersion = 6; // 2: libmvec, 3: O0 glue,
                                                // 4: kernel pipeline,
-                                               // 5: small code model, PIC
+                                               // 5: small code model, PIC,
+                                               // 6: looping thunks apart
+                                               // from the glue
 
 void JitEngine::setTarget(Module &M) const {
   for (llvm::Function &F : M)

@@ -130,6 +130,8 @@ private:
   /// The same through unit-stride buffers and the row kernel, for a
   /// costly element.
   void emitPackedColumns();
+  void emitColumnNest(
+      llvm::function_ref<void(Value *OutStart, ArrayRef<Value *> Starts)> Body);
   Value *columnStart(const Operand &Op, ArrayRef<Value *> Strides,
                      ArrayRef<Value *> Index);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
@@ -428,15 +430,7 @@ void ElemwiseEmitter::emitStrided(Value *UnitRows, Value *Tangled) {
 void ElemwiseEmitter::emitColumns() {
   if (K.isCostly())
     return emitPackedColumns();
-  SmallVector<Value *, 8> Outer(Out.Dims.begin(), Out.Dims.end() - 2);
-  Outer.push_back(Out.Dims[Rank - 1]);
-  E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
-    // Index: the dims before the last two, then the last.
-    Value *OutStart = columnStart(Out, Out.Strides, Index);
-    SmallVector<Value *, 4> Starts(Ops.size(), nullptr);
-    for (unsigned I = 0; I < Ops.size(); ++I)
-      if (Ops[I].Read)
-        Starts[I] = columnStart(Ops[I], Ops[I].LoopStrides, Index);
+  emitColumnNest([&](Value *OutStart, ArrayRef<Value *> Starts) {
     BasicBlock *Pre = B.GetInsertBlock();
     E.emitLoop(Out.Dims[Rank - 2], "column", [&](Value *J) {
       SmallVector<Value *, 4> In(Ops.size(), nullptr);
@@ -450,6 +444,22 @@ void ElemwiseEmitter::emitColumns() {
                      E.offset(OutStart, J, Out.Strides[Rank - 2]));
     });
     keepScalar(Pre, B.GetInsertBlock());
+  });
+}
+
+// Loops over the dims before the last two, then the last, with where the
+// output's column and each read operand's start.
+void ElemwiseEmitter::emitColumnNest(
+    function_ref<void(Value *OutStart, ArrayRef<Value *> Starts)> Body) {
+  SmallVector<Value *, 8> Outer(Out.Dims.begin(), Out.Dims.end() - 2);
+  Outer.push_back(Out.Dims[Rank - 1]);
+  E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
+    Value *OutStart = columnStart(Out, Out.Strides, Index);
+    SmallVector<Value *, 4> Starts(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I)
+      if (Ops[I].Read)
+        Starts[I] = columnStart(Ops[I], Ops[I].LoopStrides, Index);
+    Body(OutStart, Starts);
   });
 }
 
@@ -492,14 +502,7 @@ void ElemwiseEmitter::emitPackedColumns() {
   Value *Count = Out.Dims[Rank - 2];
   Value *Pieces = B.CreateUDiv(B.CreateAdd(Count, E.constI64(PackedColumn - 1)),
                                E.constI64(PackedColumn));
-  SmallVector<Value *, 8> Outer(Out.Dims.begin(), Out.Dims.end() - 2);
-  Outer.push_back(Out.Dims[Rank - 1]);
-  E.emitLoopNest(Outer, [&](ArrayRef<Value *> Index) {
-    Value *OutStart = columnStart(Out, Out.Strides, Index);
-    SmallVector<Value *, 4> Starts(Ops.size(), nullptr);
-    for (unsigned I = 0; I < Ops.size(); ++I)
-      if (Ops[I].Read)
-        Starts[I] = columnStart(Ops[I], Ops[I].LoopStrides, Index);
+  emitColumnNest([&](Value *OutStart, ArrayRef<Value *> Starts) {
     E.emitLoop(Pieces, "piece", [&](Value *P) {
       Value *Begin = B.CreateMul(P, E.constI64(PackedColumn));
       Value *Len = B.CreateSub(Count, Begin);

@@ -2,7 +2,7 @@
 //
 // compileInParts() (through JitEngine::optimizeAndCodegen) cuts an
 // unoptimized module into the glue (the driver and what it may inline) and
-// the noinline kernels spread over the threads' parts, the always-inlined
+// the kernels (noinline, or looping) spread over the threads' parts, the always-inlined
 // scalar helper copied into each kernel's part; the objects link back into
 // one program that computes what the module says. compilePartsFor() leaves
 // small modules, and long drivers (optnone), whole.
@@ -24,8 +24,10 @@ namespace {
 // entry(x) = k1(x) + k2(x) + k3(x) + glue(x), where kI(x) sums
 // scale(x + i) * I + @zero over i < 100 and scale (always inlined)
 // multiplies by a private constant, 3; glue(x) = x + @offset (11),
-// inlinable. The kernels' parts read @zero from the glue's.
-std::string programIR(int Kernels, bool LongDriver) {
+// inlinable. The kernels' parts read @zero from the glue's. Kernels are
+// noinline, or with Inlinable as a planned thunk is, inlinable: they loop,
+// so their own parts still take them.
+std::string programIR(int Kernels, bool LongDriver, bool Inlinable = false) {
   std::string IR = R"(
 @three = private constant i64 3
 @offset = internal global i64 11
@@ -43,7 +45,8 @@ define internal i64 @glue(i64 %x) {
 )";
   for (int K = 1; K <= Kernels; ++K) {
     std::string N = std::to_string(K);
-    IR += "define internal i64 @k" + N + R"((i64 %x) noinline {
+    IR += "define internal i64 @k" + N + "(i64 %x)" +
+          (Inlinable ? "" : " noinline") + R"( {
 entry:
   br label %loop
 loop:
@@ -85,13 +88,14 @@ int64_t expected(int64_t X, int Kernels) {
   return R;
 }
 
-// programIR(Kernels, false) optimized at O2 and compiled in parts on
-// Threads threads.
+// programIR(Kernels, false, Inlinable) optimized at O2 and compiled in
+// parts on Threads threads.
 llvm::Expected<ObjectFiles> compileProgram(JitEngine &Engine, int Kernels,
-                                           unsigned Threads,
-                                           PartTimes &Times) {
+                                           unsigned Threads, PartTimes &Times,
+                                           bool Inlinable = false) {
   llvm::LLVMContext Ctx;
-  std::unique_ptr<llvm::Module> M = parseIR(Ctx, programIR(Kernels, false));
+  std::unique_ptr<llvm::Module> M =
+      parseIR(Ctx, programIR(Kernels, false, Inlinable));
   if (!M)
     return llvm::createStringError("the test's IR does not parse");
   M->setDataLayout(Engine.dataLayout());
@@ -144,6 +148,24 @@ TEST(CompileInParts, PartsLinkBackIntoOneProgram) {
   // and stubs: never a 32-bit reference into another object.
   EXPECT_EQ(directReferencesAcrossObjects(*Objects),
             std::vector<std::string>{});
+  EXPECT_EQ(runEntry(Engine, std::move(*Objects), {5, -40}),
+            (std::vector<int64_t>{expected(5, 3), expected(-40, 3)}));
+}
+
+// Inlinable functions that loop (planned thunks: a softmax, a gather)
+// are kernels too: in the glue they would be compiled at O0.
+TEST(CompileInParts, LoopingInlinableFunctionsLeaveTheGlue) {
+  JitEngine &Engine = llvm::cantFail(JitEngine::get());
+  PartTimes Times;
+  auto Objects = compileProgram(Engine, 3, /*Threads=*/2, Times,
+                                /*Inlinable=*/true);
+  ASSERT_TRUE(bool(Objects)) << llvm::toString(Objects.takeError());
+  EXPECT_EQ(Objects->size(), 3u);
+  std::map<std::string, std::set<size_t>> DefinedIn = definedIn(*Objects);
+  ASSERT_EQ(DefinedIn["entry"].size(), 1u);
+  // The helper without a loop stays with the driver.
+  EXPECT_EQ(DefinedIn["glue"], DefinedIn["entry"]);
+  EXPECT_EQ(kernelParts(DefinedIn, 3).size(), 2u);
   EXPECT_EQ(runEntry(Engine, std::move(*Objects), {5, -40}),
             (std::vector<int64_t>{expected(5, 3), expected(-40, 3)}));
 }
