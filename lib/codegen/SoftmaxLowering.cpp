@@ -74,7 +74,12 @@ struct ShortRows {
   AllocaInst *SumA;
   AllocaInst *Diffs = nullptr, *Exps = nullptr, *Sums = nullptr;
   AllocaInst *OutRows = nullptr;
-  AllocaInst *Filled = nullptr, *Pending = nullptr, *MaxA = nullptr;
+  AllocaInst *Pending = nullptr, *MaxA = nullptr; // rows in the buffer
+
+  /// Elements in the buffer: its rows are N long.
+  Value *filled() {
+    return E.B.CreateMul(E.B.CreateLoad(E.B.getInt64Ty(), Pending), N);
+  }
 
   void emit(ArrayRef<Value *> Outer,
             ArrayRef<SmallVector<Value *, 8>> Strides);
@@ -102,11 +107,9 @@ void ShortRows::emit(ArrayRef<Value *> Outer,
                      "short.sums");
   OutRows = entryAlloca(E, ArrayType::get(B.getPtrTy(), ShortRowBuffer),
                         "short.rows");
-  Filled = entryAlloca(E, B.getInt64Ty(), "short.filled");
   Pending = entryAlloca(E, B.getInt64Ty(), "short.pending");
   MaxA = entryAlloca(E, CT, "short.max");
   AllocaInst *Left = entryAlloca(E, B.getInt64Ty(), "short.left");
-  B.CreateStore(E.constI64(0), Filled);
   B.CreateStore(E.constI64(0), Pending);
   Value *Count = E.constI64(1);
   for (Value *D : Outer)
@@ -114,18 +117,18 @@ void ShortRows::emit(ArrayRef<Value *> Outer,
   B.CreateStore(Count, Left);
   // One flush in the code, after the row that fills the buffer (the next
   // would not fit) or the last row: it is most of the code to compile.
-  emitStridedNest(E, Outer, {Rows[0].Base, Rows[1].Base}, Strides,
-                  [&](ArrayRef<Value *> P) {
-                    emitBuffered(P[0], P[1]);
-                    Value *Rest = B.CreateSub(B.CreateLoad(B.getInt64Ty(), Left),
-                                              E.constI64(1));
-                    B.CreateStore(Rest, Left);
-                    Value *Full = B.CreateICmpSGT(
-                        B.CreateAdd(B.CreateLoad(B.getInt64Ty(), Filled), N),
-                        E.constI64(ShortRowBuffer));
-                    emitIf(E, B.CreateOr(Full, B.CreateICmpEQ(Rest, E.constI64(0))),
-                           [&] { emitFlush(); });
-                  });
+  emitStridedNest(
+      E, Outer, {Rows[0].Base, Rows[1].Base}, Strides,
+      [&](ArrayRef<Value *> P) {
+        emitBuffered(P[0], P[1]);
+        Value *Rest = B.CreateSub(B.CreateLoad(B.getInt64Ty(), Left),
+                                  E.constI64(1));
+        B.CreateStore(Rest, Left);
+        Value *Full = B.CreateICmpSGT(B.CreateAdd(filled(), N),
+                                      E.constI64(ShortRowBuffer));
+        emitIf(E, B.CreateOr(Full, B.CreateICmpEQ(Rest, E.constI64(0))),
+               [&] { emitFlush(); });
+      });
 }
 
 void ShortRows::emitBuffered(Value *InRow, Value *OutRow) {
@@ -157,7 +160,7 @@ void ShortRows::emitBuffered(Value *InRow, Value *OutRow) {
         });
       },
       [&] {
-        Value *At = B.CreateLoad(B.getInt64Ty(), Filled);
+        Value *At = filled();
         E.emitLoop(N, "short.diff", [&](Value *J) {
           E.storeElement(C, B.CreateFSub(Load(J), Max),
                          slot(Diffs, B.CreateAdd(At, J)));
@@ -165,7 +168,6 @@ void ShortRows::emitBuffered(Value *InRow, Value *OutRow) {
         Value *Row = B.CreateLoad(B.getInt64Ty(), Pending);
         B.CreateStore(OutRow, B.CreateInBoundsGEP(B.getPtrTy(), OutRows, Row));
         B.CreateStore(B.CreateAdd(Row, E.constI64(1)), Pending);
-        B.CreateStore(B.CreateAdd(At, N), Filled);
       });
 }
 
@@ -201,7 +203,7 @@ void ShortRows::emitFlush() {
   // Every exp and log a vector one (padded: the vectorizer's remainder
   // loop would call libm), so that a row's values do not depend on where
   // in the buffer it fell.
-  Value *Exped = emitPadding(Diffs, C, B.CreateLoad(I64, Filled), 0.0);
+  Value *Exped = emitPadding(Diffs, C, filled(), 0.0);
   emitVectorCall(Diffs, Exps, C, Exped,
                  C == DType::F32 ? "gj_scalar_exp_f32" : "gj_scalar_exp_f64");
   auto Wide = [&](Value *V) { return E.convert(V, C, DType::F64); };
@@ -244,7 +246,6 @@ void ShortRows::emitFlush() {
         },
         /*Versioned=*/false);
   });
-  B.CreateStore(E.constI64(0), Filled);
   B.CreateStore(E.constI64(0), Pending);
 }
 
@@ -316,9 +317,9 @@ void SoftmaxRow::emitPasses(Value *Max, bool KeepExp) {
           V = B.CreateFDiv(wide(exp(B.CreateFSub(converted(At[0]), Max))), Sum);
         E.storeElement(outT(), E.convert(V, DType::F64, outT()), At[1]);
       },
-      // Short rows (not KeepExp) stay scalar: a test of contiguity per row
-      // costs more than rows of a few elements gain, and an exp computed
-      // again must be libm's scalar one, the one the sum above added.
+      // Without KeepExp (an output dtype other than the compute dtype:
+      // float32 from bool or small integers) each exp is computed again
+      // and must be libm's scalar one, the one the sum above added.
       /*Versioned=*/KeepExp);
 }
 
