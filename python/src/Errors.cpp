@@ -59,3 +59,22 @@ void graphjit::python::raise(llvm::Error E, ErrorKind Kind) {
   PyErr_SetString(Type, Message.c_str());
   throw nb::python_error();
 }
+
+void graphjit::python::setPythonErrorFromCurrentException() {
+  try {
+    throw;
+  } catch (nb::python_error &E) {
+    E.restore();
+  } catch (const nb::builtin_exception &E) {
+    PyObject *Type = PyExc_RuntimeError;
+    switch (E.type()) {
+    case nb::exception_type::type_error: Type = PyExc_TypeError; break;
+    case nb::exception_type::value_error: Type = PyExc_ValueError; break;
+    case nb::exception_type::key_error: Type = PyExc_KeyError; break;
+    default: break;
+    }
+    PyErr_SetString(Type, E.what());
+  } catch (const std::exception &E) {
+    PyErr_SetString(PyExc_RuntimeError, E.what());
+  }
+}

@@ -41,6 +41,12 @@ std::string parkPythonError();
 /// Drops a parked exception (a call that succeeded after all).
 void dropParkedError();
 
+/// Inside a catch block of a C-level slot (tp_call): sets the Python error
+/// the exception being handled stands for, as nanobind would for a bound
+/// method (a Python exception as it is, nanobind's builtin exceptions as
+/// their types, any other as RuntimeError).
+void setPythonErrorFromCurrentException();
+
 } // namespace graphjit::python
 
 #endif

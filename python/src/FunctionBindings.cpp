@@ -208,11 +208,10 @@ private:
 thread_local std::vector<std::unique_ptr<Arguments>> ArgumentFrame::Frames;
 thread_local size_t ArgumentFrame::Depth = 0;
 
-static void bindArguments(const FunctionHandle &H, PyObject *Args,
-                          PyObject *Kw, ArgumentConverter &Conv,
-                          Arguments &In) {
+static void bindArguments(const FunctionHandle &H, PyObject *const *Args,
+                          size_t NumArgs, PyObject *Kw,
+                          ArgumentConverter &Conv, Arguments &In) {
   size_t N = H.InputDtypes.size();
-  size_t NumArgs = size_t(PyTuple_GET_SIZE(Args));
   if (NumArgs > N)
     throw nb::type_error(("'" + H.Name + "' takes " + std::to_string(N) +
                           " inputs, got " + std::to_string(NumArgs))
@@ -220,7 +219,7 @@ static void bindArguments(const FunctionHandle &H, PyObject *Args,
   In.resize(N);
   llvm::SmallVector<bool, 8> Given(N, false);
   for (size_t I = 0; I < NumArgs; ++I) {
-    Conv.convert(PyTuple_GET_ITEM(Args, I), H.InputDtypes[I],
+    Conv.convert(Args[I], H.InputDtypes[I],
                  H.ArgumentNames[I], In[I]);
     Given[I] = true;
   }
@@ -264,16 +263,19 @@ static nb::object resultOf(const FunctionHandle &H, NDArray &A,
   return toNumpy(std::move(A));
 }
 
-static nb::object callFunction(FunctionHandle &H, PyObject *Args,
-                               PyObject *Kw) {
+/// Calls H on NumArgs positional arguments and Kw; Result(I, Value) takes
+/// each output as NumPy. Throws the call's error as a Python exception.
+template <typename ResultT>
+static void callFunction(FunctionHandle &H, PyObject *const *Args,
+                         size_t NumArgs, PyObject *Kw, ResultT &&Result) {
   dropParkedError();
   ArgumentConverter Conv;
   ArgumentFrame Frame;
   Arguments &In = Frame.arguments();
-  bindArguments(H, Args, Kw, Conv, In);
-  std::optional<Expected<std::vector<NDArray>>> Result;
-  H.Timing.run([&] { Result.emplace(H.Fn->call(In)); });
-  Expected<std::vector<NDArray>> &Out = *Result;
+  bindArguments(H, Args, NumArgs, Kw, Conv, In);
+  std::optional<Expected<std::vector<NDArray>>> Called;
+  H.Timing.run([&] { Called.emplace(H.Fn->call(In)); });
+  Expected<std::vector<NDArray>> &Out = *Called;
   if (!Out) {
     // Inputs that do not fit are the caller's mistake (ValueError); the
     // rest happened inside (GraphjitError, or the Py op's own exception).
@@ -284,12 +286,38 @@ static nb::object callFunction(FunctionHandle &H, PyObject *Args,
     }
     raise(std::move(E));
   }
-  if (Out->size() == 1 && !H.ReturnList)
-    return resultOf(H, (*Out)[0], In);
+  for (unsigned I = 0; I < Out->size(); ++I)
+    Result(I, resultOf(H, (*Out)[I], In));
+}
+
+static nb::object callFunction(FunctionHandle &H, PyObject *Args,
+                               PyObject *Kw) {
   nb::list L;
-  for (NDArray &A : *Out)
-    L.append(resultOf(H, A, In));
+  nb::object One;
+  callFunction(H, PySequence_Fast_ITEMS(Args), size_t(PyTuple_GET_SIZE(Args)),
+               Kw, [&](unsigned, nb::object V) {
+                 One = V;
+                 L.append(std::move(V));
+               });
+  if (L.size() == 1 && !H.ReturnList)
+    return One;
   return L;
+}
+
+void graphjit::python::callIntoCells(nb::handle FunctionObject,
+                                     llvm::ArrayRef<PyObject *> Args,
+                                     llvm::ArrayRef<PyObject *> Cells) {
+  FunctionHandle &H = nb::cast<FunctionHandle &>(FunctionObject);
+  if (H.Fn->graph().outputs().size() != Cells.size())
+    throw nb::value_error(("'" + H.Name + "' has " +
+                           std::to_string(H.Fn->graph().outputs().size()) +
+                           " outputs, not " + std::to_string(Cells.size()))
+                              .c_str());
+  callFunction(H, Args.data(), Args.size(), nullptr,
+               [&](unsigned I, nb::object V) {
+                 if (PyList_SetItem(Cells[I], 0, V.release().ptr()) != 0)
+                   throw nb::python_error();
+               });
 }
 
 /// The Applies that run, as plain data: for tools that map them back to
@@ -324,19 +352,8 @@ static PyObject *callSlot(PyObject *Self, PyObject *Args, PyObject *Kw) {
     return callFunction(*nb::inst_ptr<FunctionHandle>(Self), Args, Kw)
         .release()
         .ptr();
-  } catch (nb::python_error &E) {
-    E.restore();
-  } catch (const nb::builtin_exception &E) {
-    PyObject *Type = PyExc_RuntimeError;
-    switch (E.type()) {
-    case nb::exception_type::type_error: Type = PyExc_TypeError; break;
-    case nb::exception_type::value_error: Type = PyExc_ValueError; break;
-    case nb::exception_type::key_error: Type = PyExc_KeyError; break;
-    default: break;
-    }
-    PyErr_SetString(Type, E.what());
-  } catch (const std::exception &E) {
-    PyErr_SetString(PyExc_RuntimeError, E.what());
+  } catch (...) {
+    setPythonErrorFromCurrentException();
   }
   return nullptr;
 }
@@ -426,6 +443,22 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
           "while calls run), those in `free_shapes` are passed at each "
           "call with those shapes; each output has the shape in "
           "`output_shapes`.")
+      .def(
+          "storage_thunk",
+          [](nb::handle Self, nb::handle Inputs, nb::handle Outputs,
+             nb::handle OnError) {
+            const FunctionGraph &G = nb::cast<FunctionHandle &>(Self).Fn->graph();
+            return makeStorageThunk(Self, G.inputs().size(),
+                                    G.outputs().size(), Inputs, Outputs,
+                                    OnError);
+          },
+          "inputs"_a, "outputs"_a, "on_error"_a,
+          "PyTensor's thunk of this function (a graphjit.StorageThunk): "
+          "called with no arguments, it calls the function on the values "
+          "in the storage cells `inputs` (lists of one element, one per "
+          "input) and puts its outputs into the cells `outputs`; when the "
+          "call fails, `on_error(exception, thunk)` is called, and what "
+          "it raises is the thunk's error.")
       .def("text", [](const FunctionHandle &H) { return graphText(H.Fn->graph(), false); },
            "The graph that runs, in the .graph format.")
       .def("debugprint",

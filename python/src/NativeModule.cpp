@@ -36,4 +36,5 @@ NB_MODULE(_graphjit, M) {
   graphjit::python::bindGraphs(M);
   graphjit::python::bindFunctions(M);
   graphjit::python::bindEntries(M);
+  graphjit::python::bindStorageThunks(M);
 }

@@ -7,6 +7,7 @@
 #ifndef GRAPHJIT_PYTHON_NATIVEMODULE_H
 #define GRAPHJIT_PYTHON_NATIVEMODULE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include <nanobind/nanobind.h>
 
 namespace graphjit::python {
@@ -18,6 +19,7 @@ void bindProfiles(nanobind::module_ &M);
 void bindGraphs(nanobind::module_ &M);
 void bindFunctions(nanobind::module_ &M);
 void bindEntries(nanobind::module_ &M);
+void bindStorageThunks(nanobind::module_ &M);
 
 } // namespace graphjit::python
 
@@ -33,6 +35,22 @@ namespace graphjit::python {
 nanobind::object makeEntry(nanobind::handle FunctionObject, Function &F,
                            nanobind::dict Bound, nanobind::dict FreeShapes,
                            nanobind::sequence OutputShapes);
+
+/// Function.storage_thunk(): PyTensor's thunk (StorageThunk.cpp) calling
+/// the Function FunctionObject holds, which takes NumInputs inputs and
+/// gives NumOutputs outputs, from and into the storage cells given.
+nanobind::object makeStorageThunk(nanobind::handle FunctionObject,
+                                  size_t NumInputs, size_t NumOutputs,
+                                  nanobind::handle Inputs,
+                                  nanobind::handle Outputs,
+                                  nanobind::handle OnError);
+
+/// Calls the graphjit.Function FunctionObject on Args (positional, borrowed)
+/// and stores its outputs in order into Cells, PyTensor's storage cells
+/// (lists of one element). Throws the call's error as a Python exception.
+void callIntoCells(nanobind::handle FunctionObject,
+                   llvm::ArrayRef<PyObject *> Args,
+                   llvm::ArrayRef<PyObject *> Cells);
 
 } // namespace graphjit::python
 

@@ -213,6 +213,42 @@ def test_bad_arguments():
     assert f(np.ones(3), np.ones((2, 3))) == 6.0
 
 
+def test_storage_thunk_reads_and_writes_the_cells():
+    """A function of graphjit's arrays runs as a C++ thunk over PyTensor's
+    storage cells: its outputs land in the cells, an error is PyTensor's
+    (named by the node) and leaves the function usable; a function with a
+    scalar input keeps the Python thunk."""
+    x = pt.dvector("x")
+    f = pytensor.function([x], [pt.exp(x), x.sum()], mode="GRAPHJIT")
+    assert isinstance(f.vm, graphjit._graphjit.StorageThunk)
+    a = RNG.random(4)
+    e, s = f(a)
+    np.testing.assert_allclose(e, np.exp(a), rtol=1e-15)
+    assert s == pytest.approx(a.sum(), rel=1e-15)
+    g = f.vm.jit_fn.function
+    out = [[None], [None]]
+    assert g.storage_thunk([[a]], out, print)() is None
+    np.testing.assert_array_equal(out[0][0], e)
+    assert out[1][0] == s
+    with pytest.raises(TypeError, match="storage cells"):
+        g.storage_thunk([1], [[None], [None]], print)
+    with pytest.raises(ValueError, match="takes 1 inputs and gives 2"):
+        g.storage_thunk([], [[None], [None]], print)
+    with pytest.raises(TypeError, match="callable"):
+        g.storage_thunk([[a]], [[None], [None]], 1)
+    with pytest.raises(TypeError, match="no arguments"):
+        f.vm(1)
+    # A handler that returns leaves the call's own error.
+    t = g.storage_thunk([[np.ones((2, 2))]], [[None], [None]],
+                        lambda e, thunk: None)
+    with pytest.raises(ValueError, match="rank 1"):
+        t()
+    y = pytensor.scalar.float64("y")
+    h = pytensor.function([y], pt.exp(pt.as_tensor(y)), mode="GRAPHJIT")
+    assert not isinstance(h.vm, graphjit._graphjit.StorageThunk)
+    assert h(0.5) == pytest.approx(np.exp(0.5), rel=1e-15)
+
+
 def test_shape_errors_are_value_errors_as_in_pytensor():
     x = pt.dvector("x")
     y = pt.dvector("y")

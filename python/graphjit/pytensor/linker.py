@@ -129,25 +129,36 @@ class GraphjitLinker(JITLinker):
         nodes = translation.nodes
         call = runner.call
 
-        def thunk():
+        def raise_pytensor_error(e, thunk):
+            # What PyTensor's own modes raise for graphjit's error e,
+            # naming the node it came from (the line graphjit cites).
+            node = _failed_node(e, nodes)
+            if node is None:
+                raise e
+            own = _pytensor_error(e, _innermost(e, node, translation))
             try:
-                values = call(*[s[0] for s in inputs])
-            except Exception as e:
-                node = _failed_node(e, nodes)
-                if node is None:
-                    raise
-                own = _pytensor_error(e, _innermost(e, node, translation))
                 if own is None:
-                    raise_with_op(fgraph, node, thunk)
+                    raise e
+                raise own from e
+            except Exception:
+                raise_with_op(fgraph, node, thunk)
+
+        if runner.function is not None and call is runner.function:
+            # The common case: the cells read and written in C++, with no
+            # Python in the call (about 0.4 us less a call).
+            thunk = call.storage_thunk(inputs, outputs, raise_pytensor_error)
+        else:
+            def thunk():
                 try:
-                    raise own from e
-                except type(own):
-                    raise_with_op(fgraph, node, thunk)
-            for s, v in zip(outputs, values):
-                s[0] = v
-            # The executor takes a returned list as the outputs (JITLinker
-            # returns one only for functions without outputs).
-            return None if outputs else outputs
+                    values = call(*[s[0] for s in inputs])
+                except Exception as e:
+                    raise_pytensor_error(e, thunk)
+                for s, v in zip(outputs, values):
+                    s[0] = v
+                # The executor takes a returned list as the outputs
+                # (JITLinker returns one only for functions without
+                # outputs).
+                return None if outputs else outputs
 
         thunk.inputs, thunk.outputs, thunk.lazy = inputs, outputs, False
         out_nodes = [v.owner for v in self.fgraph.outputs if v.owner][:1]
