@@ -2,10 +2,11 @@
 //
 // The versioned JSON form of a Profile (docs/profile-json.md); files of
 // version 1, before the memory profile, and of version 2, before the
-// optimizer profile and provenance, are still read. The reader checks
-// everything and names the file and the JSON path of the first
-// problem ("a.json: functions[0].applies[3].calls: expected an integer"),
-// so that a bad file is a message, never a crash or a wrong report.
+// optimizer profile and provenance, are still read. The reader (LLVM's
+// json::ObjectMapper) checks everything and names the file and the JSON
+// path of the first problem ("a.json: functions[0].applies[3].calls:
+// expected an integer >= 0"), so that a bad file is a message, never a
+// crash or a wrong report.
 //
 //===----------------------------------------------------------------------===//
 #include "graphjit/Profile.h"
@@ -138,7 +139,7 @@ void writeMemory(json::OStream &J, const FunctionMemory &M) {
 }
 
 /// TimeDistribution's figures by their JSON keys.
-constexpr std::pair<const char *, double TimeDistribution::*>
+constexpr std::pair<StringLiteral, double TimeDistribution::*>
     DistributionFields[] = {{"min", &TimeDistribution::Min},
                             {"p25", &TimeDistribution::P25},
                             {"median", &TimeDistribution::Median},
@@ -269,667 +270,482 @@ void writeProfileJSON(raw_ostream &OS, const Profile &P) {
 //===----------------------------------------------------------------------===//
 // Reading
 //===----------------------------------------------------------------------===//
+//
+// One fromJSON per struct, on json::ObjectMapper, mapping the members in
+// order: the first problem ends the read, and json::Path says where it is.
+// json's own fromJSON reads strings, booleans, counts (uint64_t) and
+// dims (int64_t); the few scalars it cannot check are read by functions of
+// the same signature, through mapWith.
 
 namespace {
 
-class ProfileReader {
-public:
-  explicit ProfileReader(StringRef File) : File(File) {}
-  Expected<Profile> read(const json::Value &Root);
+/// fromJSON's signature, for the readers json's own fromJSON cannot be.
+template <typename T>
+using ReadFn = bool (*)(const json::Value &, T &, json::Path);
 
-private:
-  StringRef File;
-  /// The file's version: memory is read from version 2 on; the optimizer,
-  /// provenance and the validate time from version 3 on.
-  int64_t FileVersion = ProfileJSONVersion;
+bool fail(json::Path P, StringLiteral Problem) {
+  P.report(Problem);
+  return false;
+}
 
-  Error fail(const std::string &Path, const Twine &Msg) const {
-    return createStringError(inconvertibleErrorCode(),
-                             File + ": " + (Path.empty() ? "(root)" : Path) +
-                                 ": " + Msg);
-  }
-  static std::string child(const std::string &Path, StringRef Key) {
-    return Path.empty() ? Key.str() : Path + "." + Key.str();
-  }
-  static std::string index(const std::string &Path, size_t I) {
-    return Path + "[" + std::to_string(I) + "]";
-  }
+/// json::Path::report keeps string literals only; a problem that quotes
+/// the file ("not \"Cuda\"") is kept here, on the reading thread, and
+/// reported as QuotedMark.
+thread_local std::string Quoted;
+constexpr StringLiteral QuotedMark = "(quoted)";
 
-  /// The member Key of O: an error when Required and absent, null when
-  /// absent and optional.
-  Expected<const json::Value *> member(const json::Object &O, StringRef Key,
-                                       const std::string &Path,
-                                       bool Required) const {
-    const json::Value *V = O.get(Key);
-    if (!V && Required)
-      return fail(child(Path, Key), "missing");
-    return V;
-  }
-  /// Converters (json::Value -> optional<T>) shared by members and array
-  /// elements, so that both say the same "expected WHAT".
-  static std::optional<std::string> convertString(const json::Value &V) {
-    if (std::optional<StringRef> S = V.getAsString())
-      return S->str();
-    return std::nullopt;
-  }
-  /// An integer that fits T.
-  template <typename T>
-  static std::optional<T> convertInteger(const json::Value &V) {
-    std::optional<int64_t> N = V.getAsInteger();
-    if (!N || *N < std::numeric_limits<T>::min() ||
-        *N > std::numeric_limits<T>::max())
-      return std::nullopt;
-    return T(*N);
-  }
-  /// V, at Path, converted by Convert into Out: an error saying "expected
-  /// WHAT" when it does not convert.
-  template <typename T, typename ConvertFn>
-  Error convert(const json::Value &V, const std::string &Path, T &Out,
-                ConvertFn Convert, const char *What) const {
-    std::optional<T> X = Convert(V);
-    if (!X)
-      return fail(Path, Twine("expected ") + What);
-    Out = std::move(*X);
-    return Error::success();
-  }
-  /// Member Key converted as by convert(); Out is left as it is when an
-  /// optional member is absent.
-  template <typename T, typename ConvertFn>
-  Error getMember(const json::Object &O, StringRef Key, const std::string &Path,
-                  bool Required, T &Out, ConvertFn Convert,
-                  const char *What) const {
-    auto V = member(O, Key, Path, Required);
-    if (!V)
-      return V.takeError();
-    if (!*V)
-      return Error::success();
-    return convert(**V, child(Path, Key), Out, Convert, What);
-  }
-  Error getString(const json::Object &O, StringRef Key, const std::string &Path,
-                  bool Required, std::string &Out) const {
-    return getMember(O, Key, Path, Required, Out, convertString, "a string");
-  }
-  Error getUInt(const json::Object &O, StringRef Key, const std::string &Path,
-                bool Required, uint64_t &Out) const {
-    return getMember(
-        O, Key, Path, Required, Out,
-        [](const json::Value &V) { return V.getAsUINT64(); },
-        "an integer >= 0");
-  }
-  /// A finite number >= 0.
-  Error getSeconds(const json::Object &O, StringRef Key,
-                   const std::string &Path, bool Required, double &Out) const {
-    if (Error E = getMember(
-            O, Key, Path, Required, Out,
-            [](const json::Value &V) { return V.getAsNumber(); }, "a number"))
-      return E;
-    if (!std::isfinite(Out) || Out < 0)
-      return fail(child(Path, Key), "expected a finite number >= 0");
-    return Error::success();
-  }
-  /// An optional finite number >= 0, unset when absent.
-  Error getOptionalSeconds(const json::Object &O, StringRef Key,
-                           const std::string &Path,
-                           std::optional<double> &Out) const {
-    if (!O.get(Key))
-      return Error::success();
-    double S = 0;
-    if (Error E = getSeconds(O, Key, Path, true, S))
-      return E;
-    Out = S;
-    return Error::success();
-  }
-  Error getBool(const json::Object &O, StringRef Key, const std::string &Path,
-                bool Required, bool &Out) const {
-    return getMember(
-        O, Key, Path, Required, Out,
-        [](const json::Value &V) { return V.getAsBoolean(); },
-        "true or false");
-  }
-  Error getInt32(const json::Object &O, StringRef Key, const std::string &Path,
-                 bool Required, int &Out) const {
-    return getMember(O, Key, Path, Required, Out, convertInteger<int>,
-                     "a 32-bit integer");
-  }
-  /// A reader of one member into a T, like getUInt.
-  template <typename T>
-  using GetFn = Error (ProfileReader::*)(const json::Object &, StringRef,
-                                         const std::string &, bool, T &) const;
-  /// Members of one kind, each read by Get in order, so that the first
-  /// problem is the one reported.
-  template <typename T>
-  Error
-  getFields(const json::Object &O, const std::string &Path, bool Required,
-            GetFn<T> Get,
-            std::initializer_list<std::pair<StringRef, T *>> Fields) const {
-    for (const auto &[Key, Field] : Fields)
-      if (Error E = (this->*Get)(O, Key, Path, Required, *Field))
-        return E;
-    return Error::success();
-  }
-  Expected<const json::Array *> getArray(const json::Object &O, StringRef Key,
-                                         const std::string &Path,
-                                         bool Required) const;
-  Expected<const json::Object *> asObject(const json::Value &V,
-                                          const std::string &Path) const {
-    if (const json::Object *O = V.getAsObject())
-      return O;
-    return fail(Path, "expected an object");
-  }
-  /// The array member Key, its elements read in order by Read
-  /// (json::Value, its path, T &) -> Error (an absent optional one: empty).
-  template <typename T, typename ReadFn>
-  Error readArray(const json::Object &O, StringRef Key, const std::string &Path,
-                  bool Required, std::vector<T> &Out, ReadFn Read) const;
-  /// The object member Key, read by Read (json::Object, its path) -> Error
-  /// when present; it is optional.
-  template <typename ReadFn>
-  Error readObject(const json::Object &O, StringRef Key,
-                   const std::string &Path, ReadFn Read) const;
-  /// An array of integers that fit T (an absent optional one: empty).
-  template <typename T>
-  Error readIntegers(const json::Object &O, StringRef Key,
-                     const std::string &Path, bool Required,
-                     std::vector<T> &Out) const;
-  /// An array of strings (an absent one: empty).
-  Error readStrings(const json::Object &O, StringRef Key,
-                    const std::string &Path,
-                    std::vector<std::string> &Out) const;
-  Error readOptimizer(const json::Object &O, const std::string &Path,
-                      OptimizerProfile &Out) const;
-  Error readRewrite(const json::Value &V, const std::string &Path,
-                    RewriteProfile &Out) const;
-  Error readPhase(const json::Value &V, const std::string &Path,
-                  RewritePhaseProfile &Out) const;
-  Error readTensors(const json::Object &O, StringRef Key,
-                    const std::string &Path,
-                    std::vector<TensorInfo> &Out) const;
-  Error readCompile(const json::Object &O, const std::string &Path,
-                    CompileSplit &Out) const;
-  Error readOutputMemory(const json::Value &V, const std::string &Path,
-                         size_t NumInputs, OutputMemory &Out) const;
-  Error readApplyMemory(const json::Object &O, const std::string &Path,
-                        ApplyProfile &Out) const;
-  Error readMemory(const json::Object &O, const std::string &Path,
-                   FunctionMemory &Out) const;
-  Error readApply(const json::Value &V, const std::string &Path,
-                  ApplyProfile &Out) const;
-  Error readFunction(const json::Value &V, const std::string &Path,
-                     FunctionProfile &Out) const;
+bool failQuoting(json::Path P, const Twine &Problem) {
+  Quoted = Problem.str();
+  return fail(P, QuotedMark);
+}
+
+/// Every double in a profile is a time, a rate or a size: finite, >= 0.
+bool readSeconds(const json::Value &V, double &Out, json::Path P) {
+  std::optional<double> D = V.getAsNumber();
+  if (!D)
+    return fail(P, "expected a number");
+  if (!std::isfinite(*D) || *D < 0)
+    return fail(P, "expected a finite number >= 0");
+  Out = *D;
+  return true;
+}
+
+/// json's fromJSON(int) would truncate what does not fit.
+bool readInt32(const json::Value &V, int &Out, json::Path P) {
+  std::optional<int64_t> N = V.getAsInteger();
+  if (!N || *N < std::numeric_limits<int>::min() ||
+      *N > std::numeric_limits<int>::max())
+    return fail(P, "expected a 32-bit integer");
+  Out = int(*N);
+  return true;
+}
+
+/// Ids and thread counts, held in an unsigned.
+bool readUInt32(const json::Value &V, unsigned &Out, json::Path P) {
+  uint64_t N = 0;
+  if (!json::fromJSON(V, N, P))
+    return false;
+  if (N > std::numeric_limits<unsigned>::max())
+    return fail(P, "expected an integer below 2^32");
+  Out = unsigned(N);
+  return true;
+}
+
+/// "C" (JIT code) or "Py" (run through perform).
+bool readType(const json::Value &V, bool &Compiled, json::Path P) {
+  std::string Type;
+  if (!json::fromJSON(V, Type, P))
+    return false;
+  if (Type != "C" && Type != "Py")
+    return failQuoting(P, "expected \"C\" or \"Py\", not \"" + Type + "\"");
+  Compiled = Type == "C";
+  return true;
+}
+
+/// How an output got its buffer.
+bool readKind(const json::Value &V, std::string &Kind, json::Path P) {
+  if (!json::fromJSON(V, Kind, P))
+    return false;
+  if (Kind != "created" && Kind != "view" && Kind != "inplace")
+    return failQuoting(P, "expected \"created\", \"view\" or \"inplace\", "
+                          "not \"" +
+                              Kind + "\"");
+  return true;
+}
+
+bool readStorage(const json::Value &V, int &Out, json::Path P) {
+  return readInt32(V, Out, P) &&
+         (Out >= -1 || fail(P, "expected a storage number, or -1 for none"));
+}
+
+/// An array, each element read by Read.
+template <typename T, ReadFn<T> Read>
+bool readEach(const json::Value &V, std::vector<T> &Out, json::Path P) {
+  const json::Array *A = V.getAsArray();
+  if (!A)
+    return fail(P, "expected an array");
+  Out.assign(A->size(), T());
+  for (size_t I = 0; I < A->size(); ++I)
+    if (!Read((*A)[I], Out[I], P.index(I)))
+      return false;
+  return true;
+}
+
+/// An optional member that must be a T where present: json's fromJSON
+/// for std::optional would take null too.
+template <typename T, ReadFn<T> Read>
+bool readSome(const json::Value &V, std::optional<T> &Out, json::Path P) {
+  T X{};
+  if (!Read(V, X, P))
+    return false;
+  Out = std::move(X);
+  return true;
+}
+
+/// A member read by Read, for json::ObjectMapper, which finds the
+/// fromJSON below by argument-dependent lookup.
+template <typename T> struct ReadWith {
+  T &Out;
+  ReadFn<T> Read;
 };
 
-Expected<const json::Array *> ProfileReader::getArray(const json::Object &O,
-                                                      StringRef Key,
-                                                      const std::string &Path,
-                                                      bool Required) const {
-  auto V = member(O, Key, Path, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return nullptr;
-  const json::Array *A = (*V)->getAsArray();
-  if (!A)
-    return fail(child(Path, Key), "expected an array");
-  return A;
-}
-
-template <typename T, typename ReadFn>
-Error ProfileReader::readArray(const json::Object &O, StringRef Key,
-                               const std::string &Path, bool Required,
-                               std::vector<T> &Out, ReadFn Read) const {
-  auto A = getArray(O, Key, Path, Required);
-  if (!A)
-    return A.takeError();
-  Out.clear();
-  if (!*A)
-    return Error::success();
-  std::string APath = child(Path, Key);
-  for (size_t I = 0; I < (*A)->size(); ++I) {
-    T X{};
-    if (Error E = Read((**A)[I], index(APath, I), X))
-      return E;
-    Out.push_back(std::move(X));
-  }
-  return Error::success();
-}
-
-template <typename ReadFn>
-Error ProfileReader::readObject(const json::Object &O, StringRef Key,
-                                const std::string &Path, ReadFn Read) const {
-  const json::Value *V = O.get(Key);
-  if (!V)
-    return Error::success();
-  std::string OPath = child(Path, Key);
-  auto Obj = asObject(*V, OPath);
-  if (!Obj)
-    return Obj.takeError();
-  return Read(**Obj, OPath);
+template <typename T>
+bool fromJSON(const json::Value &V, ReadWith<T> &W, json::Path P) {
+  return W.Read(V, W.Out, P);
 }
 
 template <typename T>
-Error ProfileReader::readIntegers(const json::Object &O, StringRef Key,
-                                  const std::string &Path, bool Required,
-                                  std::vector<T> &Out) const {
-  return readArray(O, Key, Path, Required, Out,
-                   [&](const json::Value &V, const std::string &NPath, T &N) {
-                     return convert(V, NPath, N, convertInteger<T>,
-                                    sizeof(T) == 4 ? "a 32-bit integer"
-                                                   : "an integer");
-                   });
+bool mapWith(json::ObjectMapper &O, StringLiteral Key, T &Out, ReadFn<T> Read) {
+  ReadWith<T> W{Out, Read};
+  return O.map(Key, W);
 }
 
-Error ProfileReader::readStrings(const json::Object &O, StringRef Key,
-                                 const std::string &Path,
-                                 std::vector<std::string> &Out) const {
-  return readArray(
-      O, Key, Path, /*Required=*/false, Out,
-      [&](const json::Value &V, const std::string &SPath, std::string &S) {
-        return convert(V, SPath, S, convertString, "a string");
-      });
+template <typename T>
+bool mapOptionalWith(json::ObjectMapper &O, StringLiteral Key, T &Out,
+                     ReadFn<T> Read) {
+  ReadWith<T> W{Out, Read};
+  return O.mapOptional(Key, W);
 }
 
-Error ProfileReader::readRewrite(const json::Value &V, const std::string &Path,
-                                 RewriteProfile &Out) const {
-  auto O = asObject(V, Path);
-  if (!O)
-    return O.takeError();
-  if (Error E = getString(**O, "name", Path, true, Out.Name))
-    return E;
-  if (Error E = readStrings(**O, "tags", Path, Out.Tags))
-    return E;
-  if (Error E = getSeconds(**O, "seconds", Path, false, Out.Seconds))
-    return E;
-  return getFields(**O, Path, false, &ProfileReader::getUInt,
-                   {{"applied", &Out.Applied},
-                    {"nodes_before", &Out.NodesBefore},
-                    {"nodes_after", &Out.NodesAfter},
-                    {"nodes_created", &Out.NodesCreated}});
+/// A host's compile step: {"step": NAME, "seconds": S}.
+bool readHostStep(const json::Value &V, std::pair<std::string, double> &S,
+                  json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("step", S.first) &&
+         mapWith(O, "seconds", S.second, readSeconds);
 }
 
-Error ProfileReader::readPhase(const json::Value &V, const std::string &Path,
-                               RewritePhaseProfile &Out) const {
-  auto O = asObject(V, Path);
-  if (!O)
-    return O.takeError();
-  if (Error E = getString(**O, "name", Path, true, Out.Name))
-    return E;
-  if (Error E = getSeconds(**O, "seconds", Path, false, Out.Seconds))
-    return E;
-  if (Error E = getFields(**O, Path, false, &ProfileReader::getUInt,
-                          {{"nodes_before", &Out.NodesBefore},
-                           {"nodes_after", &Out.NodesAfter},
-                           {"visits", &Out.Visits}}))
-    return E;
-  return getBool(**O, "budget_exhausted", Path, false, Out.BudgetExhausted);
+} // namespace
+
+// The structs' fromJSON: static, but in graphjit's namespace, where
+// argument-dependent lookup finds them from json::ObjectMapper.
+
+static bool fromJSON(const json::Value &V, TensorInfo &T, json::Path P) {
+  json::ObjectMapper O(V, P);
+  if (!(O && O.map("dtype", T.DType) && O.map("shape", T.Shape) &&
+        O.map("strides", T.Strides)))
+    return false;
+  if (T.Strides.size() != T.Shape.size())
+    return failQuoting(P.field("strides"),
+                       "expected as many strides as dims (" +
+                           Twine(T.Shape.size()) + ")");
+  return true;
 }
 
-Error ProfileReader::readOptimizer(const json::Object &O,
-                                   const std::string &Path,
-                                   OptimizerProfile &Out) const {
-  return readObject(
-      O, "optimizer", Path,
-      [&](const json::Object &M, const std::string &OPath) {
-        if (Error E = getBool(M, "recorded", OPath, true, Out.Recorded))
-          return E;
-        if (Error E = getFields(M, OPath, false, &ProfileReader::getString,
-                                {{"name", &Out.Name},
-                                 {"excluding", &Out.Excluding},
-                                 {"including", &Out.Including}}))
-          return E;
-        if (Error E = getFields(M, OPath, false, &ProfileReader::getSeconds,
-                                {{"seconds", &Out.Seconds},
-                                 {"validate_seconds", &Out.ValidateSeconds}}))
-          return E;
-        if (Error E = getFields(M, OPath, false, &ProfileReader::getUInt,
-                                {{"runs", &Out.Runs},
-                                 {"nodes_before", &Out.NodesBefore},
-                                 {"nodes_after", &Out.NodesAfter}}))
-          return E;
-        if (Error E = readArray(M, "phases", OPath, false, Out.Phases,
-                                [&](auto &&...A) { return readPhase(A...); }))
-          return E;
-        return readArray(
-            M, "rewrites", OPath, false, Out.Rewrites,
-            [&](const json::Value &V, const std::string &RPath,
-                RewriteProfile &R) -> Error {
-              if (Error E = readRewrite(V, RPath, R))
-                return E;
-              // Rows are matched by name (the join, merges, diffs).
-              if (any_of(Out.Rewrites, [&](const RewriteProfile &Q) {
-                    return Q.Name == R.Name;
-                  }))
-                return fail(child(RPath, "name"), "duplicate rewrite '" +
-                                                      R.Name +
-                                                      "' in this function");
-              return Error::success();
-            });
-      });
-}
-
-Error ProfileReader::readTensors(const json::Object &O, StringRef Key,
-                                 const std::string &Path,
-                                 std::vector<TensorInfo> &Out) const {
-  return readArray(
-      O, Key, Path, /*Required=*/false, Out,
-      [&](const json::Value &V, const std::string &TPath,
-          TensorInfo &T) -> Error {
-        auto TO = asObject(V, TPath);
-        if (!TO)
-          return TO.takeError();
-        if (Error E = getString(**TO, "dtype", TPath, true, T.DType))
-          return E;
-        if (Error E = readIntegers(**TO, "shape", TPath, true, T.Shape))
-          return E;
-        if (Error E = readIntegers(**TO, "strides", TPath, true, T.Strides))
-          return E;
-        if (T.Strides.size() != T.Shape.size())
-          return fail(child(TPath, "strides"),
-                      "expected as many strides as dims (" +
-                          Twine(T.Shape.size()) + ")");
-        return Error::success();
-      });
-}
-
-Error ProfileReader::readCompile(const json::Object &O, const std::string &Path,
-                                 CompileSplit &Out) const {
-  return readObject(
-      O, "compile", Path, [&](const json::Object &C, const std::string &CPath) {
-        // Profiles written before a step was timed apart lack its key.
-        for (unsigned I = 0; I < NumCompileSteps; ++I)
-          if (Error E = getSeconds(C, compileStepName(CompileStep(I)), CPath,
-                                   false, Out.of(CompileStep(I))))
-            return E;
-        if (Error E = getSeconds(C, "validate", CPath, false, Out.Validate))
-          return E;
-        uint64_t Threads = 0;
-        if (Error E = getUInt(C, "part_threads", CPath, false, Threads))
-          return E;
-        if (Threads > std::numeric_limits<unsigned>::max())
-          return fail(child(CPath, "part_threads"),
-                      "expected a thread count");
-        Out.PartThreads = unsigned(Threads);
-        if (Error E = readArray(
-                C, "host", CPath, false, Out.Host,
-                [&](const json::Value &V, const std::string &HPath,
-                    std::pair<std::string, double> &Step) -> Error {
-                  auto H = asObject(V, HPath);
-                  if (!H)
-                    return H.takeError();
-                  if (Error E = getString(**H, "step", HPath, true,
-                                          Step.first))
-                    return E;
-                  return getSeconds(**H, "seconds", HPath, true, Step.second);
-                }))
-          return E;
-        return getBool(C, "cached", CPath, false, Out.Cached);
-      });
-}
-
-Error ProfileReader::readOutputMemory(const json::Value &V,
-                                      const std::string &Path, size_t NumInputs,
-                                      OutputMemory &Out) const {
-  auto O = asObject(V, Path);
-  if (!O)
-    return O.takeError();
-  if (Error E = getInt32(**O, "var", Path, true, Out.Var))
-    return E;
-  if (Error E = getString(**O, "kind", Path, true, Out.Kind))
-    return E;
-  if (Out.Kind != "created" && Out.Kind != "view" && Out.Kind != "inplace")
-    return fail(child(Path, "kind"),
-                "expected \"created\", \"view\" or \"inplace\", not \"" +
-                    Out.Kind + "\"");
-  if (Error E = getInt32(**O, "input", Path, false, Out.Input))
-    return E;
-  // A view names the input it shares: the simulation needs it.
-  if (Out.Kind != "created" &&
-      (Out.Input < 0 || size_t(Out.Input) >= NumInputs))
-    return fail(child(Path, "input"), "expected the position of one of the " +
-                                          Twine(NumInputs) + " input_vars");
-  if (Error E = getUInt(**O, "bytes", Path, true, Out.Bytes))
-    return E;
-  if ((*O)->get("shape"))
-    if (Error E = readIntegers(**O, "shape", Path, true, Out.Shape))
-      return E;
-  if (Error E = getBool(**O, "allocated", Path, false, Out.Allocated))
-    return E;
-  if (Error E = getInt32(**O, "storage", Path, false, Out.Storage))
-    return E;
-  if (Out.Storage < -1)
-    return fail(child(Path, "storage"),
-                "expected a storage number, or -1 for none");
-  return Error::success();
-}
-
-Error ProfileReader::readApplyMemory(const json::Object &O,
-                                     const std::string &Path,
-                                     ApplyProfile &Out) const {
-  if (Error E = readIntegers(O, "input_vars", Path, false, Out.InputVars))
-    return E;
-  if (Error E = readArray(
-          O, "outputs_memory", Path, false, Out.OutputMem,
-          [&](const json::Value &V, const std::string &MPath, OutputMemory &M) {
-            return readOutputMemory(V, MPath, Out.InputVars.size(), M);
-          }))
-    return E;
-  return getFields(O, Path, false, &ProfileReader::getUInt,
-                   {{"allocated_bytes", &Out.AllocatedBytes},
-                    {"allocations", &Out.Allocations}});
-}
-
-Error ProfileReader::readMemory(const json::Object &O, const std::string &Path,
-                                FunctionMemory &Out) const {
-  return readObject(
-      O, "memory", Path, [&](const json::Object &M, const std::string &MPath) {
-        if (Error E = getBool(M, "recorded", MPath, true, Out.Recorded))
-          return E;
-        if (Error E = getBool(M, "allow_gc", MPath, false, Out.AllowGC))
-          return E;
-        if (Error E = readIntegers(M, "kept_vars", MPath, false, Out.KeptVars))
-          return E;
-        return getFields(M, MPath, false, &ProfileReader::getUInt,
-                         {{"measured_peak", &Out.MeasuredPeak},
-                          {"calls", &Out.Calls},
-                          {"allocations", &Out.Allocations}});
-      });
-}
-
-Error ProfileReader::readApply(const json::Value &V, const std::string &Path,
-                               ApplyProfile &Out) const {
-  auto O = asObject(V, Path);
-  if (!O)
-    return O.takeError();
-  uint64_t Id = 0;
-  if (Error E = getUInt(**O, "id", Path, true, Id))
-    return E;
-  if (Id > UINT32_MAX)
-    return fail(child(Path, "id"), "expected an id below 2^32");
-  Out.Id = unsigned(Id);
-  if (Error E = getFields(
-          **O, Path, true, &ProfileReader::getString,
-          {{"name", &Out.Name}, {"op", &Out.Op}, {"op_class", &Out.OpClass}}))
-    return E;
-  if (Error E = getString(**O, "loc", Path, false, Out.Loc))
-    return E;
-  std::string Type;
-  if (Error E = getString(**O, "type", Path, true, Type))
-    return E;
-  if (Type != "C" && Type != "Py")
-    return fail(child(Path, "type"),
-                "expected \"C\" or \"Py\", not \"" + Type + "\"");
-  Out.Compiled = Type == "C";
-  if (Error E = getUInt(**O, "calls", Path, true, Out.Calls))
-    return E;
-  if (Error E = getSeconds(**O, "seconds", Path, true, Out.Seconds))
-    return E;
-  if (Error E = getFields(**O, Path, false, &ProfileReader::getSeconds,
-                          {{"flops_per_call", &Out.FlopsPerCall},
-                           {"bytes_per_call", &Out.BytesPerCall}}))
-    return E;
-  if (Error E = readTensors(**O, "inputs", Path, Out.Inputs))
-    return E;
-  if (Error E = readTensors(**O, "outputs", Path, Out.Outputs))
-    return E;
-  if (FileVersion >= 3) {
-    if (Error E = readStrings(**O, "rewrites", Path, Out.Rewrites))
-      return E;
-    if (Error E = readStrings(**O, "source_locs", Path, Out.SourceLocs))
-      return E;
-    if (Error E = getBool(**O, "on_device", Path, false, Out.OnDevice))
-      return E;
-    if (Error E = readStrings(**O, "terms", Path, Out.Terms))
-      return E;
-    if (Error E = getBool(**O, "gradient", Path, false, Out.Gradient))
-      return E;
-    if (Error E = getOptionalSeconds(**O, "first_call_seconds", Path,
-                                     Out.FirstCallSeconds))
-      return E;
-    if (Error E = readObject(
-            **O, "distribution", Path,
-            [&](const json::Object &D, const std::string &DPath) -> Error {
-              TimeDistribution T;
-              if (Error E = getUInt(D, "calls", DPath, true, T.Calls))
-                return E;
-              for (auto [Key, Field] : DistributionFields)
-                if (Error E = getSeconds(D, Key, DPath, true, T.*Field))
-                  return E;
-              if (Error E = readArray(
-                      D, "buckets", DPath, false, T.Buckets,
-                      [&](const json::Value &V, const std::string &BPath,
-                          TimeBucket &B) -> Error {
-                        const json::Array *A = V.getAsArray();
-                        std::optional<double> Lo, Hi;
-                        std::optional<uint64_t> N;
-                        if (A && A->size() == 3) {
-                          Lo = (*A)[0].getAsNumber();
-                          Hi = (*A)[1].getAsNumber();
-                          N = (*A)[2].getAsUINT64();
-                        }
-                        if (!Lo || !Hi || !N || !(*Lo >= 0) || !(*Hi >= *Lo) ||
-                            !std::isfinite(*Hi))
-                          return fail(BPath, "expected [lower seconds, upper "
-                                             "seconds, count], 0 <= lower <= "
-                                             "upper");
-                        B = {*Lo, *Hi, *N};
-                        return Error::success();
-                      }))
-                return E;
-              if (Error E = readArray(
-                      D, "run_medians", DPath, false, T.RunMedians,
-                      [&](const json::Value &V, const std::string &MPath,
-                          double &M) -> Error {
-                        std::optional<double> N = V.getAsNumber();
-                        if (!N || !(*N >= 0) || !std::isfinite(*N))
-                          return fail(MPath, "expected seconds, >= 0");
-                        M = *N;
-                        return Error::success();
-                      }))
-                return E;
-              Out.Distribution = T;
-              return Error::success();
-            }))
-      return E;
+/// [lower seconds, upper seconds, count].
+static bool fromJSON(const json::Value &V, TimeBucket &B, json::Path P) {
+  const json::Array *A = V.getAsArray();
+  std::optional<double> Lo, Hi;
+  std::optional<uint64_t> N;
+  if (A && A->size() == 3) {
+    Lo = (*A)[0].getAsNumber();
+    Hi = (*A)[1].getAsNumber();
+    N = (*A)[2].getAsUINT64();
   }
-  if (FileVersion < 2) // Version 1 had no memory.
-    return Error::success();
-  return readApplyMemory(**O, Path, Out);
+  if (!Lo || !Hi || !N || !(*Lo >= 0) || !(*Hi >= *Lo) || !std::isfinite(*Hi))
+    return fail(P, "expected [lower seconds, upper seconds, count], 0 <= "
+                   "lower <= upper");
+  B = {*Lo, *Hi, *N};
+  return true;
 }
 
-Error ProfileReader::readFunction(const json::Value &V, const std::string &Path,
-                                  FunctionProfile &Out) const {
-  auto O = asObject(V, Path);
-  if (!O)
-    return O.takeError();
-  if (Error E = getString(**O, "name", Path, true, Out.Name))
-    return E;
-  if (Error E = getString(**O, "file", Path, false, Out.File))
-    return E;
-  if (Error E = getUInt(**O, "calls", Path, true, Out.Calls))
-    return E;
-  if (Error E = getFields(**O, Path, true, &ProfileReader::getSeconds,
-                          {{"call_seconds", &Out.CallSeconds},
-                           {"driver_seconds", &Out.DriverSeconds}}))
-    return E;
-  if (Error E = readCompile(**O, Path, Out.Compile))
-    return E;
-  if (Error E = getFields(**O, Path, false, &ProfileReader::getString,
-                          {{"linker", &Out.Linker},
-                           {"clock", &Out.Clock},
-                           {"inner_of", &Out.InnerOf}}))
-    return E;
-  if (Error E = getSeconds(**O, "instrumentation_ns_per_apply", Path, false,
-                           Out.InstrumentationNsPerApply))
-    return E;
-  if (Error E = getOptionalSeconds(**O, "first_call_seconds", Path,
-                                   Out.FirstCallSeconds))
-    return E;
-  if (Error E = getBool(**O, "first_call_in_totals", Path, false,
-                        Out.FirstCallInTotals))
-    return E;
-  if (FileVersion >= 2)
-    if (Error E = readMemory(**O, Path, Out.Memory))
-      return E;
-  if (FileVersion >= 3) {
-    if (Error E = readOptimizer(**O, Path, Out.Optimizer))
-      return E;
-    if (Error E = getString(**O, "device", Path, false, Out.Device))
-      return E;
-    if (Error E = readStrings(**O, "host_only", Path, Out.HostOnly))
-      return E;
-    if (Error E =
-            getFields(**O, Path, false, &ProfileReader::getUInt,
-                      {{"gpu_peak_bytes", &Out.GpuPeakBytes},
-                       {"gpu_peak_reserved_bytes", &Out.GpuPeakReservedBytes}}))
-      return E;
+static bool fromJSON(const json::Value &V, TimeDistribution &D, json::Path P) {
+  json::ObjectMapper O(V, P);
+  if (!O || !O.map("calls", D.Calls))
+    return false;
+  for (auto [Key, Field] : DistributionFields)
+    if (!mapWith(O, Key, D.*Field, readSeconds))
+      return false;
+  return O.mapOptional("buckets", D.Buckets) &&
+         mapOptionalWith(O, "run_medians", D.RunMedians,
+                         readEach<double, readSeconds>);
+}
+
+static bool fromJSON(const json::Value &V, OutputMemory &M, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && mapWith(O, "var", M.Var, readInt32) &&
+         mapWith(O, "kind", M.Kind, readKind) &&
+         mapOptionalWith(O, "input", M.Input, readInt32) &&
+         O.map("bytes", M.Bytes) && O.mapOptional("shape", M.Shape) &&
+         O.mapOptional("allocated", M.Allocated) &&
+         mapOptionalWith(O, "storage", M.Storage, readStorage);
+}
+
+/// A view names the input it shares: the memory simulation needs it.
+static bool checkViewInputs(const ApplyProfile &A, json::Path P) {
+  for (size_t I = 0; I < A.OutputMem.size(); ++I) {
+    const OutputMemory &M = A.OutputMem[I];
+    if (M.Kind != "created" &&
+        (M.Input < 0 || size_t(M.Input) >= A.InputVars.size()))
+      return failQuoting(P.index(I).field("input"),
+                         "expected the position of one of the " +
+                             Twine(A.InputVars.size()) + " input_vars");
   }
+  return true;
+}
+
+/// Version 3's members of an Apply: provenance, the GPU path, the model's
+/// terms, the first call and the distribution of calls.
+static bool mapApplyExtras(json::ObjectMapper &O, ApplyProfile &A) {
+  return O.mapOptional("rewrites", A.Rewrites) &&
+         O.mapOptional("source_locs", A.SourceLocs) &&
+         O.mapOptional("on_device", A.OnDevice) &&
+         O.mapOptional("terms", A.Terms) &&
+         O.mapOptional("gradient", A.Gradient) &&
+         mapOptionalWith(O, "first_call_seconds", A.FirstCallSeconds,
+                         readSome<double, readSeconds>) &&
+         mapOptionalWith(O, "distribution", A.Distribution,
+                         readSome<TimeDistribution, fromJSON>);
+}
+
+/// Version 2's members of an Apply: its memory.
+static bool mapApplyMemory(json::ObjectMapper &O, ApplyProfile &A,
+                           json::Path P) {
+  return mapOptionalWith(O, "input_vars", A.InputVars,
+                         readEach<int, readInt32>) &&
+         O.mapOptional("outputs_memory", A.OutputMem) &&
+         checkViewInputs(A, P.field("outputs_memory")) &&
+         O.mapOptional("allocated_bytes", A.AllocatedBytes) &&
+         O.mapOptional("allocations", A.Allocations);
+}
+
+static bool fromJSON(const json::Value &V, ApplyProfile &A, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && mapWith(O, "id", A.Id, readUInt32) && O.map("name", A.Name) &&
+         O.map("op", A.Op) && O.map("op_class", A.OpClass) &&
+         O.mapOptional("loc", A.Loc) &&
+         mapWith(O, "type", A.Compiled, readType) && O.map("calls", A.Calls) &&
+         mapWith(O, "seconds", A.Seconds, readSeconds) &&
+         mapOptionalWith(O, "flops_per_call", A.FlopsPerCall, readSeconds) &&
+         mapOptionalWith(O, "bytes_per_call", A.BytesPerCall, readSeconds) &&
+         O.mapOptional("inputs", A.Inputs) &&
+         O.mapOptional("outputs", A.Outputs) && mapApplyExtras(O, A) &&
+         mapApplyMemory(O, A, P);
+}
+
+static bool fromJSON(const json::Value &V, CompileSplit &C, json::Path P) {
+  json::ObjectMapper O(V, P);
+  if (!O)
+    return false;
+  // Profiles written before a step was timed apart lack its key. The keys
+  // are the steps' names, not literals, so O.map cannot take them.
+  for (unsigned I = 0; I < NumCompileSteps; ++I) {
+    StringRef Key = compileStepName(CompileStep(I));
+    if (const json::Value *S = V.getAsObject()->get(Key))
+      if (!readSeconds(*S, C.of(CompileStep(I)), P.field(Key)))
+        return false;
+  }
+  return mapOptionalWith(O, "validate", C.Validate, readSeconds) &&
+         mapOptionalWith(O, "part_threads", C.PartThreads, readUInt32) &&
+         mapOptionalWith(
+             O, "host", C.Host,
+             readEach<std::pair<std::string, double>, readHostStep>) &&
+         O.mapOptional("cached", C.Cached);
+}
+
+static bool fromJSON(const json::Value &V, FunctionMemory &M, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("recorded", M.Recorded) &&
+         O.mapOptional("allow_gc", M.AllowGC) &&
+         mapOptionalWith(O, "kept_vars", M.KeptVars,
+                         readEach<int, readInt32>) &&
+         O.mapOptional("measured_peak", M.MeasuredPeak) &&
+         O.mapOptional("calls", M.Calls) &&
+         O.mapOptional("allocations", M.Allocations);
+}
+
+static bool fromJSON(const json::Value &V, RewritePhaseProfile &R,
+                     json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("name", R.Name) &&
+         mapOptionalWith(O, "seconds", R.Seconds, readSeconds) &&
+         O.mapOptional("nodes_before", R.NodesBefore) &&
+         O.mapOptional("nodes_after", R.NodesAfter) &&
+         O.mapOptional("visits", R.Visits) &&
+         O.mapOptional("budget_exhausted", R.BudgetExhausted);
+}
+
+static bool fromJSON(const json::Value &V, RewriteProfile &R, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("name", R.Name) && O.mapOptional("tags", R.Tags) &&
+         mapOptionalWith(O, "seconds", R.Seconds, readSeconds) &&
+         O.mapOptional("applied", R.Applied) &&
+         O.mapOptional("nodes_before", R.NodesBefore) &&
+         O.mapOptional("nodes_after", R.NodesAfter) &&
+         O.mapOptional("nodes_created", R.NodesCreated);
+}
+
+/// Rewrites are matched by name (the join, merges, diffs).
+static bool checkUniqueNames(ArrayRef<RewriteProfile> Rewrites, json::Path P) {
+  DenseSet<StringRef> Names;
+  for (size_t I = 0; I < Rewrites.size(); ++I)
+    if (!Names.insert(Rewrites[I].Name).second)
+      return failQuoting(P.index(I).field("name"), "duplicate rewrite '" +
+                                                       Rewrites[I].Name +
+                                                       "' in this function");
+  return true;
+}
+
+static bool fromJSON(const json::Value &V, OptimizerProfile &Opt,
+                     json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("recorded", Opt.Recorded) &&
+         O.mapOptional("name", Opt.Name) &&
+         O.mapOptional("excluding", Opt.Excluding) &&
+         O.mapOptional("including", Opt.Including) &&
+         mapOptionalWith(O, "seconds", Opt.Seconds, readSeconds) &&
+         mapOptionalWith(O, "validate_seconds", Opt.ValidateSeconds,
+                         readSeconds) &&
+         O.mapOptional("runs", Opt.Runs) &&
+         O.mapOptional("nodes_before", Opt.NodesBefore) &&
+         O.mapOptional("nodes_after", Opt.NodesAfter) &&
+         O.mapOptional("phases", Opt.Phases) &&
+         O.mapOptional("rewrites", Opt.Rewrites) &&
+         checkUniqueNames(Opt.Rewrites, P.field("rewrites"));
+}
+
+/// Applies are told apart by id (the report, merges, diffs).
+static bool checkUniqueIds(ArrayRef<ApplyProfile> Applies, json::Path P) {
   DenseSet<unsigned> Ids;
-  return readArray(**O, "applies", Path, /*Required=*/true, Out.Applies,
-                   [&](const json::Value &AV, const std::string &APath,
-                       ApplyProfile &A) -> Error {
-                     if (Error E = readApply(AV, APath, A))
-                       return E;
-                     if (!Ids.insert(A.Id).second)
-                       return fail(child(APath, "id"), "duplicate id " +
-                                                           Twine(A.Id) +
-                                                           " in this function");
-                     return Error::success();
-                   });
+  for (size_t I = 0; I < Applies.size(); ++I)
+    if (!Ids.insert(Applies[I].Id).second)
+      return failQuoting(P.index(I).field("id"), "duplicate id " +
+                                                     Twine(Applies[I].Id) +
+                                                     " in this function");
+  return true;
 }
 
-Expected<Profile> ProfileReader::read(const json::Value &Root) {
-  auto O = asObject(Root, "");
+/// Version 3's members of a function: its optimizer and the GPU path's.
+static bool mapFunctionExtras(json::ObjectMapper &O, FunctionProfile &F) {
+  return O.mapOptional("optimizer", F.Optimizer) &&
+         O.mapOptional("device", F.Device) &&
+         O.mapOptional("host_only", F.HostOnly) &&
+         O.mapOptional("gpu_peak_bytes", F.GpuPeakBytes) &&
+         O.mapOptional("gpu_peak_reserved_bytes", F.GpuPeakReservedBytes);
+}
+
+static bool fromJSON(const json::Value &V, FunctionProfile &F, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.map("name", F.Name) && O.mapOptional("file", F.File) &&
+         O.map("calls", F.Calls) &&
+         mapWith(O, "call_seconds", F.CallSeconds, readSeconds) &&
+         mapWith(O, "driver_seconds", F.DriverSeconds, readSeconds) &&
+         O.mapOptional("compile", F.Compile) &&
+         O.mapOptional("linker", F.Linker) && O.mapOptional("clock", F.Clock) &&
+         O.mapOptional("inner_of", F.InnerOf) &&
+         mapOptionalWith(O, "instrumentation_ns_per_apply",
+                         F.InstrumentationNsPerApply, readSeconds) &&
+         mapOptionalWith(O, "first_call_seconds", F.FirstCallSeconds,
+                         readSome<double, readSeconds>) &&
+         O.mapOptional("first_call_in_totals", F.FirstCallInTotals) &&
+         O.mapOptional("memory", F.Memory) && mapFunctionExtras(O, F) &&
+         O.map("applies", F.Applies) &&
+         checkUniqueIds(F.Applies, P.field("applies"));
+}
+
+static bool fromJSON(const json::Value &V, Profile &Out, json::Path P) {
+  json::ObjectMapper O(V, P);
+  return O && O.mapOptional("machine", Out.Machine) &&
+         O.map("functions", Out.Functions);
+}
+
+namespace {
+
+/// The file's version, read first: what the rest means depends on it.
+bool readVersion(const json::Value &Doc, int64_t &Version, json::Path P) {
+  json::ObjectMapper O(Doc, P);
   if (!O)
-    return O.takeError();
-  const json::Value *Version = (*O)->get("graphjit_profile");
-  if (!Version)
-    return fail("", "not a graphjit profile: no \"graphjit_profile\" version");
-  std::optional<int64_t> N = Version->getAsInteger();
-  if (!N)
-    return fail("graphjit_profile", "expected an integer");
-  if (*N < OldestProfileJSONVersion || *N > ProfileJSONVersion)
-    return fail("graphjit_profile",
-                "version " + Twine(*N) +
-                    " is not supported (this build reads versions " +
-                    Twine(OldestProfileJSONVersion) + " to " +
-                    Twine(ProfileJSONVersion) + ")");
-  FileVersion = *N;
-  Profile P;
-  if (Error E = getString(**O, "machine", "", false, P.Machine))
-    return E;
-  if (Error E = readArray(**O, "functions", "", /*Required=*/true, P.Functions,
-                          [&](auto &&...A) { return readFunction(A...); }))
-    return E;
-  return P;
+    return false;
+  if (!Doc.getAsObject()->get("graphjit_profile"))
+    return fail(P, "not a graphjit profile: no \"graphjit_profile\" version");
+  if (!O.map("graphjit_profile", Version))
+    return false;
+  if (Version < OldestProfileJSONVersion || Version > ProfileJSONVersion)
+    return failQuoting(P.field("graphjit_profile"),
+                       "version " + Twine(Version) +
+                           " is not supported (this build reads versions " +
+                           Twine(OldestProfileJSONVersion) + " to " +
+                           Twine(ProfileJSONVersion) + ")");
+  return true;
+}
+
+/// A member of a function or of an Apply, and the version that added it.
+struct Added {
+  int64_t Version;
+  StringLiteral Key;
+};
+
+constexpr Added FunctionMembers[] = {
+    {2, "memory"},    {3, "optimizer"},      {3, "device"},
+    {3, "host_only"}, {3, "gpu_peak_bytes"}, {3, "gpu_peak_reserved_bytes"},
+};
+
+constexpr Added ApplyMembers[] = {
+    {2, "input_vars"},         {2, "outputs_memory"}, {2, "allocated_bytes"},
+    {2, "allocations"},        {3, "rewrites"},       {3, "source_locs"},
+    {3, "on_device"},          {3, "terms"},          {3, "gradient"},
+    {3, "first_call_seconds"}, {3, "distribution"},
+};
+
+void forget(json::Value &V, ArrayRef<Added> Members, int64_t Version) {
+  if (json::Object *O = V.getAsObject())
+    for (const Added &M : Members)
+      if (Version < M.Version)
+        O->erase(M.Key);
+}
+
+/// An older file reads as one without what later versions added, whatever
+/// it holds under those names; then the mappers need not know versions.
+void forgetNewerMembers(json::Value &Doc, int64_t Version) {
+  json::Array *Functions = Doc.getAsObject()->getArray("functions");
+  if (!Functions)
+    return;
+  for (json::Value &F : *Functions) {
+    forget(F, FunctionMembers, Version);
+    json::Object *O = F.getAsObject();
+    // Version 3 timed validation apart, inside the compile times.
+    if (json::Object *C = O ? O->getObject("compile") : nullptr; C && Version < 3)
+      C->erase("validate");
+    if (json::Array *Applies = O ? O->getArray("applies") : nullptr)
+      for (json::Value &A : *Applies)
+        forget(A, ApplyMembers, Version);
+  }
+}
+
+/// What json's own fromJSON and json::ObjectMapper report, in the words
+/// of the reader's other problems (and of docs/profile-json.md).
+constexpr std::pair<StringLiteral, StringLiteral> Rewordings[] = {
+    {"missing value", "missing"},
+    {"expected object", "expected an object"},
+    {"expected array", "expected an array"},
+    {"expected string", "expected a string"},
+    {"expected boolean", "expected true or false"},
+    {"expected integer", "expected an integer"},
+    {"expected uint64_t", "expected an integer >= 0"}};
+
+/// R's problem as "FILE: PATH: PROBLEM"; json::Path::Root says it as
+/// "PROBLEM at (root).PATH", or as "PROBLEM" at the root.
+Error problemIn(StringRef File, const json::Path::Root &R) {
+  std::string Said = toString(R.getError());
+  auto [Problem, Path] = StringRef(Said).split(" at (root)");
+  Path.consume_front(".");
+  std::string Text = Problem == QuotedMark ? Quoted : Problem.str();
+  for (auto [Json, Ours] : Rewordings)
+    if (Problem == Json)
+      Text = Ours.str();
+  return createStringError(inconvertibleErrorCode(),
+                           File + ": " + (Path.empty() ? "(root)" : Path) +
+                               ": " + Text);
 }
 
 } // namespace
 
 Expected<Profile> readProfileJSON(StringRef Text, StringRef FileName) {
-  Expected<json::Value> Root = json::parse(Text);
-  if (!Root) {
+  Expected<json::Value> Doc = json::parse(Text);
+  if (!Doc) {
     // json::ParseError logs "[LINE:COL, byte=N]: MESSAGE"; say it as
     // "FILE:LINE:COL: invalid JSON: MESSAGE".
-    std::string Msg = toString(Root.takeError());
+    std::string Msg = toString(Doc.takeError());
     SmallVector<StringRef, 4> Groups;
     Regex Located("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$");
     if (Located.match(Msg, &Groups))
@@ -939,7 +755,15 @@ Expected<Profile> readProfileJSON(StringRef Text, StringRef FileName) {
     return createStringError(inconvertibleErrorCode(),
                              FileName + ": invalid JSON: " + Msg);
   }
-  return ProfileReader(FileName).read(*Root);
+  json::Path::Root R;
+  int64_t Version = 0;
+  if (!readVersion(*Doc, Version, R))
+    return problemIn(FileName, R);
+  forgetNewerMembers(*Doc, Version);
+  Profile P;
+  if (!fromJSON(*Doc, P, R))
+    return problemIn(FileName, R);
+  return P;
 }
 
 Expected<Profile> readProfileJSONFile(StringRef Path) {

@@ -255,6 +255,7 @@ TEST(OptimizerProfile, OlderVersionsReadWithoutIt) {
   EXPECT_FALSE(F.Optimizer.Recorded);
   EXPECT_TRUE(F.Applies[0].Rewrites.empty());
   EXPECT_DOUBLE_EQ(F.Compile.Rewrite, 0.5);
+  EXPECT_DOUBLE_EQ(F.Compile.Validate, 0);
   EXPECT_EQ(summary(F).find("Optimizer Profile"), std::string::npos);
   // Version 1 too.
   std::string V1 = V2;
