@@ -135,6 +135,22 @@ private:
   Value *columnStart(const Operand &Op, ArrayRef<Value *> Strides,
                      ArrayRef<Value *> Index);
   void emitScalarRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
+  /// Whether strided rows run packed (emitPackedRow): for a costly
+  /// element, or many operands.
+  bool packsRows() const;
+  /// A row with a strided input through unit-stride buffers and the row
+  /// kernel (not in place: the output is a fresh buffer).
+  void emitPackedRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
+  /// A stack buffer of PackedLine elements of T.
+  AllocaInst *lineBuffer(DType T, const char *Name);
+  /// Copies Len elements between Line's elements Begin.. (Stride bytes
+  /// apart) and Buffer: into the buffer if In, out of it otherwise.
+  void copyLine(DType T, Value *Line, Value *Stride, Value *Begin, Value *Len,
+                Value *Buffer, bool In);
+  /// Loops over pieces of at most PackedLine of Count elements: Body(Begin,
+  /// Len).
+  void emitPieces(Value *Count,
+                  llvm::function_ref<void(Value *Begin, Value *Len)> Body);
 };
 
 } // namespace
@@ -475,8 +491,41 @@ Value *ElemwiseEmitter::columnStart(const Operand &Op,
   return B.CreateInBoundsGEP(B.getInt8Ty(), Op.Data, Offset);
 }
 
-// Elements a packed column holds at a time: its buffers stay in L1.
-static constexpr int64_t PackedColumn = 64;
+// Elements a packed line (a column, or a strided row) holds at a time:
+// its buffers stay in L1.
+static constexpr int64_t PackedLine = 64;
+
+AllocaInst *ElemwiseEmitter::lineBuffer(DType T, const char *Name) {
+  return entryAlloca(E, ArrayType::get(E.memoryType(T), PackedLine), Name);
+}
+
+void ElemwiseEmitter::copyLine(DType T, Value *Line, Value *Stride,
+                               Value *Begin, Value *Len, Value *Buffer,
+                               bool In) {
+  BasicBlock *Pre = B.GetInsertBlock();
+  E.emitLoop(Len, In ? "pack" : "unpack", [&](Value *J) {
+    Value *At = E.offset(Line, B.CreateAdd(Begin, J), Stride);
+    Value *Slot = B.CreateInBoundsGEP(E.memoryType(T), Buffer, J);
+    if (In)
+      E.storeElement(T, E.loadElement(T, At), Slot);
+    else
+      E.storeElement(T, E.loadElement(T, Slot), At);
+  });
+  keepScalar(Pre, B.GetInsertBlock());
+}
+
+void ElemwiseEmitter::emitPieces(
+    Value *Count, function_ref<void(Value *Begin, Value *Len)> Body) {
+  Value *Pieces = B.CreateUDiv(B.CreateAdd(Count, E.constI64(PackedLine - 1)),
+                               E.constI64(PackedLine));
+  E.emitLoop(Pieces, "piece", [&](Value *P) {
+    Value *Begin = B.CreateMul(P, E.constI64(PackedLine));
+    Value *Len = B.CreateSub(Count, Begin);
+    Len = B.CreateSelect(B.CreateICmpSLT(Len, E.constI64(PackedLine)), Len,
+                         E.constI64(PackedLine));
+    Body(Begin, Len);
+  });
+}
 
 // Short rows of a costly element (erfc, log, a Composite of them): each
 // line down the columns is copied in pieces into unit-stride buffers on
@@ -487,41 +536,16 @@ static constexpr int64_t PackedColumn = 64;
 void ElemwiseEmitter::emitPackedColumns() {
   SmallVector<bool, 4> Inv;
   SmallVector<AllocaInst *, 4> Buf(Ops.size(), nullptr);
-  auto BufferOf = [&](DType T, const char *Name) {
-    return entryAlloca(E, ArrayType::get(E.memoryType(T), PackedColumn),
-                       Name);
-  };
   for (unsigned I = 0; I < Ops.size(); ++I) {
     auto *Step = dyn_cast<ConstantInt>(Ops[I].LoopStrides[Rank - 2]);
     Inv.push_back(Ops[I].Read && Step && Step->isZero());
     if (Ops[I].Read && !Inv.back())
-      Buf[I] = BufferOf(Ops[I].T, "column.in");
+      Buf[I] = lineBuffer(Ops[I].T, "column.in");
   }
-  AllocaInst *OutBuf = BufferOf(Out.T, "column.out");
+  AllocaInst *OutBuf = lineBuffer(Out.T, "column.out");
   Function *Kern = loopKernel(Inv);
-  Value *Count = Out.Dims[Rank - 2];
-  Value *Pieces = B.CreateUDiv(B.CreateAdd(Count, E.constI64(PackedColumn - 1)),
-                               E.constI64(PackedColumn));
   emitColumnNest([&](Value *OutStart, ArrayRef<Value *> Starts) {
-    E.emitLoop(Pieces, "piece", [&](Value *P) {
-      Value *Begin = B.CreateMul(P, E.constI64(PackedColumn));
-      Value *Len = B.CreateSub(Count, Begin);
-      Len = B.CreateSelect(B.CreateICmpSLT(Len, E.constI64(PackedColumn)),
-                           Len, E.constI64(PackedColumn));
-      // Copies Len elements between a strided line at Begin and a buffer.
-      auto Copy = [&](DType T, Value *Line, Value *Stride, Value *Buffer,
-                      bool In) {
-        BasicBlock *Pre = B.GetInsertBlock();
-        E.emitLoop(Len, In ? "pack" : "unpack", [&](Value *J) {
-          Value *At = E.offset(Line, B.CreateAdd(Begin, J), Stride);
-          Value *Slot = B.CreateInBoundsGEP(E.memoryType(T), Buffer, J);
-          if (In)
-            E.storeElement(T, E.loadElement(T, At), Slot);
-          else
-            E.storeElement(T, E.loadElement(T, Slot), At);
-        });
-        keepScalar(Pre, B.GetInsertBlock());
-      };
+    emitPieces(Out.Dims[Rank - 2], [&](Value *Begin, Value *Len) {
       SmallVector<Value *, 4> Inputs(Ops.size(), nullptr);
       for (unsigned I = 0; I < Ops.size(); ++I) {
         if (!Ops[I].Read)
@@ -530,11 +554,13 @@ void ElemwiseEmitter::emitPackedColumns() {
           Inputs[I] = Starts[I];
           continue;
         }
-        Copy(Ops[I].T, Starts[I], Ops[I].LoopStrides[Rank - 2], Buf[I], true);
+        copyLine(Ops[I].T, Starts[I], Ops[I].LoopStrides[Rank - 2], Begin,
+                 Len, Buf[I], true);
         Inputs[I] = Buf[I];
       }
       callLoopKernel(Kern, Inv, Inputs, /*Begin=*/nullptr, OutBuf, Len);
-      Copy(Out.T, OutStart, Out.Strides[Rank - 2], OutBuf, false);
+      copyLine(Out.T, OutStart, Out.Strides[Rank - 2], Begin, Len, OutBuf,
+               false);
     });
   });
 }
@@ -560,13 +586,69 @@ void ElemwiseEmitter::emitRow(ArrayRef<Value *> Index, Value *UnitRows) {
   emitIfElse(
       E, UnitRows, "row.unit",
       [&] { callKernelAt(Inv, Row, /*Begin=*/nullptr, OutRow, Count); },
-      [&] { emitScalarRow(Row, OutRow, Count); });
+      [&] {
+        if (Inplace < 0 && packsRows())
+          emitPackedRow(Row, OutRow, Count);
+        else
+          emitScalarRow(Row, OutRow, Count);
+      });
+}
+
+// Operands read along a row, at or above which a strided row is packed:
+// with fewer, and a cheap element, the scalar loop is as fast (a*b.T+c).
+static constexpr unsigned PackedRowOperands = 4;
+
+bool ElemwiseEmitter::packsRows() const {
+  unsigned Varying = 0;
+  for (const Operand &Op : Ops)
+    Varying += Op.Read && !Op.RowInvariant;
+  return K.isCostly() || Varying >= PackedRowOperands;
+}
+
+// A row with a strided input (a transposed matrix beside C-contiguous
+// ones): each strided input's row is copied in pieces into a unit-stride
+// buffer and the row kernel, vectorized, runs on the piece; the others
+// are passed where they are. The copy is one load and store an element;
+// the scalar loop it replaces loaded every input with its stride.
+void ElemwiseEmitter::emitPackedRow(ArrayRef<Value *> Row, Value *OutRow,
+                                    Value *Count) {
+  SmallVector<bool, 4> Inv;
+  SmallVector<AllocaInst *, 4> Buf(Ops.size(), nullptr);
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    Inv.push_back(Ops[I].RowInvariant);
+    if (Ops[I].Read && !Inv.back())
+      Buf[I] = lineBuffer(Ops[I].T, "row.in");
+  }
+  Function *Kern = loopKernel(Inv);
+  // The copies are the runtime's (ops/FlatElemwise.h): a loop per operand
+  // here cost the corpus's models a fifth more compile time.
+  Type *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+  FunctionCallee Pack = E.M.getOrInsertFunction(
+      "gj_ew_pack", FunctionType::get(B.getVoidTy(),
+                                      {Ptr, Ptr, I64, I64, I64}, false));
+  emitPieces(Count, [&](Value *Begin, Value *Len) {
+    SmallVector<Value *, 4> Inputs(Ops.size(), nullptr);
+    for (unsigned I = 0; I < Ops.size(); ++I) {
+      if (!Ops[I].Read || Inv[I]) {
+        Inputs[I] = Row[I];
+        continue;
+      }
+      Value *Stride = Ops[I].LoopStrides[Rank - 1];
+      Value *Unit = B.CreateICmpEQ(Stride, size(Ops[I].T));
+      Value *Here = E.offset(Row[I], Begin, Stride);
+      emitIf(E, B.CreateNot(Unit), [&] {
+        B.CreateCall(Pack, {Buf[I], Here, Stride, Len, size(Ops[I].T)});
+      });
+      Inputs[I] = B.CreateSelect(Unit, Here, Buf[I]);
+    }
+    Value *Dst = B.CreateInBoundsGEP(E.memoryType(Out.T), OutRow, Begin);
+    callLoopKernel(Kern, Inv, Inputs, /*Begin=*/nullptr, Dst, Len);
+  });
 }
 
 // A row with a strided input, element by element with the inputs'
 // strides, in order: right for any strides, and however the inputs of an
-// in-place Apply overlap its output. (Copying strided inputs into buffers
-// for the row kernel instead compiled slower: docs/BENCHMARKS.md.)
+// in-place Apply overlap its output.
 void ElemwiseEmitter::emitScalarRow(ArrayRef<Value *> Row, Value *OutRow,
                                     Value *Count) {
   SmallVector<Value *, 4> Hoisted(Ops.size(), nullptr);

@@ -157,6 +157,24 @@ extern "C" void gj_ew_flat(const uint64_t *Record, int64_t N) {
   runRange(C, 0, N);
 }
 
+namespace {
+template <typename T>
+void packLine(char *Dst, const char *Src, int64_t Stride, int64_t N) {
+  for (int64_t I = 0; I < N; ++I)
+    std::memcpy(Dst + I * sizeof(T), Src + I * Stride, sizeof(T));
+}
+} // namespace
+
+extern "C" void gj_ew_pack(char *Dst, const char *Src, int64_t Stride,
+                           int64_t N, int64_t Size) {
+  switch (Size) {
+  case 8: return packLine<uint64_t>(Dst, Src, Stride, N);
+  case 4: return packLine<uint32_t>(Dst, Src, Stride, N);
+  case 2: return packLine<uint16_t>(Dst, Src, Stride, N);
+  default: return packLine<uint8_t>(Dst, Src, Stride, N);
+  }
+}
+
 uint64_t graphjit::elemwiseStreamingThreshold() {
   return streamingBytes().load();
 }
@@ -180,6 +198,7 @@ uint64_t graphjit::elemwiseFlatCallThreshold() {
 llvm::ArrayRef<RuntimeSymbol> graphjit::flatElemwiseSymbols() {
   static const RuntimeSymbol Symbols[] = {
       {"gj_ew_flat", reinterpret_cast<void *>(&gj_ew_flat)},
+      {"gj_ew_pack", reinterpret_cast<void *>(&gj_ew_pack)},
   };
   return Symbols;
 }

@@ -8,6 +8,10 @@
 // signature in every module, which had cost a fifth of a small module's
 // compile time (docs/BENCHMARKS.md, issue 17).
 //
+// gj_ew_pack copies a strided line of elements into a unit-stride buffer,
+// for the row kernel of a row with a strided input: one call in the
+// runtime, not a copy loop per operand in every Apply's code.
+//
 // The call's record is an array of 8-byte words, built on the JIT code's
 // stack:
 //   [0] the kernel, `void (ptr out, i64 n, ptr in...)`, for the output
@@ -29,6 +33,10 @@
 extern "C" {
 /// Runs the record's kernel over N elements (see above).
 void gj_ew_flat(const uint64_t *Record, int64_t N);
+/// Copies N elements of Size bytes (1, 2, 4 or 8), Stride bytes apart
+/// from Src, to Dst one after another.
+void gj_ew_pack(char *Dst, const char *Src, int64_t Stride, int64_t N,
+                int64_t Size);
 }
 
 namespace graphjit {
@@ -53,7 +61,7 @@ void setElemwiseParallelThreshold(uint64_t Bytes);
 /// smaller of the two as they were when the function was compiled.
 uint64_t elemwiseFlatCallThreshold();
 
-/// gj_ew_flat by name, for binding in the JIT.
+/// gj_ew_flat and gj_ew_pack by name, for binding in the JIT.
 llvm::ArrayRef<RuntimeSymbol> flatElemwiseSymbols();
 
 } // namespace graphjit

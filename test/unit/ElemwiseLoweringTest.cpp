@@ -276,15 +276,21 @@ TEST(ElemwiseLowering, StridedViews) {
         {Rev, values(DType::F32, {11}, 2)});
 }
 
-// Strided rows of one element and of hundreds (lengths around 256, where
-// a loop that works in chunks would turn): a transposed input of each
-// element size, a row-invariant one and a contiguous one beside.
+// Strided rows of one element and of hundreds (lengths around 64 and 256,
+// where the pieces that strided rows are copied in turn): a transposed
+// input of each element size, a row-invariant one and a contiguous one
+// beside; rows packed for the row kernel (a costly element, or four
+// operands) and rows element by element.
 TEST(ElemwiseLowering, StridedRowsInChunks) {
   BuildFn Build = [](FunctionBuilder &B, std::vector<Variable *> In) {
     Variable *E = llvm::cantFail(B.apply("exp", {In[0]}));
     B.output(llvm::cantFail(B.apply("mul", {E, In[1], In[2]})));
     B.output(llvm::cantFail(B.apply("add", {In[3], In[1]})));
     B.output(llvm::cantFail(B.apply("switch", {In[4], In[0], In[1]})));
+    // Cheap, but four operands along the row: packed too.
+    B.output(llvm::cantFail(B.apply(
+        "composite", {In[0], In[1], In[3], In[4]},
+        {{"expr", AttrValue::ident("switch(i3, i0 * i1, i2 + i0)")}})));
   };
   std::vector<TensorType> Types = {
       TensorType(DType::F64, {S("m"), S("n")}),
@@ -296,7 +302,7 @@ TEST(ElemwiseLowering, StridedRowsInChunks) {
     NDArray Base = values(T, {N, M}, Seed);
     return Base.view({M, N}, {Base.strides()[1], Base.strides()[0]});
   };
-  for (int64_t N : {1, 255, 256, 257, 600}) {
+  for (int64_t N : {1, 63, 64, 65, 255, 256, 257, 600}) {
     SCOPED_TRACE(N);
     agree(Types, Build,
           {Transposed(DType::F64, 3, N, 0), values(DType::F32, {3, N}, 1),
