@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from .. import _graphjit
+from . import duplicates
 from . import array_ops, linalg_ops, scan_ops  # noqa: F401  (translators)
 from .scalar_ops import DTYPES, Unsupported
 from .tensor_ops import check_dtypes, translator_for, unread_buffers
@@ -78,11 +79,21 @@ class Translation:
         self._line = 0
         self._inputs()
         unread = unread_buffers(self.nodes)
+        # What PyTensor's merge left twice (duplicates.py): computed once.
+        self.same, dead = duplicates.find(fgraph, self.nodes, holds,
+                                          skip=unread)
         for k, node in enumerate(self.nodes):
             self._line = k + 1
             if node in unread:
                 self.vals[node.outputs[0]] = None
                 self.compiled[node] = True  # no Apply: nothing to run
+                continue
+            if node in self.same or node in dead:
+                for var, kept in zip(node.outputs,
+                                     getattr(self.same.get(node), "outputs",
+                                             ())):
+                    self.vals[var] = self.vals[kept]
+                self.compiled[node] = True  # no Apply: done elsewhere
                 continue
             self._node(node)
         # Which PyTensor variable each graphjit variable (by id) computes
