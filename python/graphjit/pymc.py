@@ -316,6 +316,27 @@ class _CompileClock:
                 "total": total}
 
 
+@contextlib.contextmanager
+def _helpers_in_python():
+    """PyMC's and nutpie's helpers (initial points, the variables' shapes)
+    compiled with PyTensor's Python linker while the block runs: they run
+    once per chain, and PyTensor's C backend spends seconds compiling C on
+    a first run; its VM linker, even without C, imports setuptools (0.24 s
+    of a fresh process). They ask for the default mode, FAST_COMPILE by
+    name, or PyTensor's FAST_COMPILE object: each is the Python linker's
+    mode meanwhile."""
+    from pytensor import config
+    from pytensor.compile import mode as modes
+    helpers = modes.Mode(linker="py", optimizer="fast_compile")
+    saved = modes.FAST_COMPILE, modes.predefined_modes["FAST_COMPILE"]
+    modes.FAST_COMPILE = modes.predefined_modes["FAST_COMPILE"] = helpers
+    try:
+        with config.change_flags(mode=helpers):
+            yield
+    finally:
+        modes.FAST_COMPILE, modes.predefined_modes["FAST_COMPILE"] = saved
+
+
 def _locked(fn):
     # nutpie's chains ask for initial points from their own threads.
     lock = threading.Lock()
@@ -356,12 +377,8 @@ def compile_pymc_model(model, *, initial_points=None, jitter_rvs=None,
     if default_initialization_strategy == "support_point" and \
             jitter_rvs is None:
         jitter_rvs = set(model.free_RVs)
-    # The helpers PyMC compiles in the default mode (initial points, the
-    # variables' shapes) run once per chain: PyTensor's Python linker
-    # makes them in milliseconds, where its C backend spends seconds
-    # compiling C on a first run. The model's functions name their mode.
-    from pytensor import config
-    with config.change_flags(mode="FAST_COMPILE"):
+    # The model's own functions name their mode.
+    with _helpers_in_python():
         initial_point_fn = _locked(make_initial_point_fn(
             model=model, overrides=initial_points,
             default_strategy=default_initialization_strategy,
