@@ -27,10 +27,14 @@ class GraphjitLinker(JITLinker):
     # CGemv and CGer: PyTensor 2.38's use_c_blas (not tagged cxx_only
     # there) checks its C BLAS by compiling C code on first use, 0.67 s of
     # a cold compile, and graphjit takes Gemv and Ger as they are.
+    # Nor local_usmm, a rewrite to sparse ops graphjit does not have, whose
+    # pattern reads config.blas__ldflags, which PyTensor works out by
+    # probing the system's BLAS: 0.66-0.84 s of a fresh process's compile
+    # wherever a graph has z - a * dot(x, y) (mvnormal_lkj, the GPs).
     required_rewrites = ("minimum_compile",)
     incompatible_rewrites = ("cxx_only", "c_blas", "local_careduce_fusion",
                              "inplace", "scan_save_mem_prealloc",
-                             "scan_reduce_trace_prealloc")
+                             "scan_reduce_trace_prealloc", "local_usmm")
 
     def __init__(self, *args, opt_level=2, device=None, profile_stats=None,
                  name=None, **kwargs):
