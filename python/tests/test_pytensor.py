@@ -631,3 +631,24 @@ def test_no_c_blas_rewrites_in_the_mode():
     got = f(aa, xx, yy)
     np.testing.assert_allclose(got[0], aa @ xx * 2 + yy, rtol=1e-13)
     np.testing.assert_allclose(got[1], aa + np.outer(xx, yy) * 3, rtol=1e-13)
+
+
+def test_sparse_rewrites_load_after_a_graphjit_compile():
+    """The GRAPHJIT mode leaves out a sparse rewrite (local_usmm) only
+    where PyTensor has registered it: PyTensor 3.0 loads its sparse
+    rewrites on first use, and excluding a name it has not seen broke
+    their registration, so that any later use of pytensor.sparse failed."""
+    import subprocess
+    import sys
+    code = (
+        "import numpy as np, pytensor, pytensor.tensor as pt\n"
+        "import graphjit.pytensor\n"
+        "x = pt.dvector('x')\n"
+        "pytensor.function([x], x * 2, mode='GRAPHJIT')(np.ones(2))\n"
+        "import pytensor.sparse\n"
+        "f = pytensor.function([x], x - 2.0 * pt.dot(x, x), mode='GRAPHJIT')\n"
+        "print(f(np.ones(2)).tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["[-3.0,", "-3.0]"], out.stdout

@@ -1,6 +1,7 @@
 """GraphjitLinker: PyTensor's linker contract (JITLinker's one thunk for the
 whole FunctionGraph) over a graphjit function."""
 import re
+import sys
 import time
 
 import numpy as np
@@ -14,6 +15,14 @@ from .. import _graphjit
 from .profile import ProfileBridge
 from .terms import variable_terms
 from .translate import Translation
+
+
+# PyTensor's sparse rewrites graphjit leaves out (GraphjitLinker), where
+# they are registered: PyTensor 2.38 loads them with PyTensor, 3.0 on first
+# use of pytensor.sparse, and a query that excludes a name its database has
+# not seen breaks the registration that comes later.
+_SPARSE_REWRITES = (("local_usmm",)
+                    if "pytensor.sparse.rewriting" in sys.modules else ())
 
 
 class GraphjitLinker(JITLinker):
@@ -34,7 +43,7 @@ class GraphjitLinker(JITLinker):
     required_rewrites = ("minimum_compile",)
     incompatible_rewrites = ("cxx_only", "c_blas", "local_careduce_fusion",
                              "inplace", "scan_save_mem_prealloc",
-                             "scan_reduce_trace_prealloc", "local_usmm")
+                             "scan_reduce_trace_prealloc") + _SPARSE_REWRITES
 
     def __init__(self, *args, opt_level=2, device=None, profile_stats=None,
                  name=None, **kwargs):
