@@ -447,14 +447,16 @@ void graphjit::python::bindFunctions(nb::module_ &M) {
           "storage_thunk",
           [](nb::handle Self, nb::handle Inputs, nb::handle Outputs,
              nb::handle OnError) {
-            const FunctionGraph &G = nb::cast<FunctionHandle &>(Self).Fn->graph();
+            const FunctionGraph &G =
+                nb::cast<FunctionHandle &>(Self).Fn->graph();
             return makeStorageThunk(Self, G.inputs().size(),
                                     G.outputs().size(), Inputs, Outputs,
                                     OnError);
           },
           "inputs"_a, "outputs"_a, "on_error"_a,
-          "PyTensor's thunk of this function (a graphjit.StorageThunk): "
-          "called with no arguments, it calls the function on the values "
+          "PyTensor's thunk of this function (a "
+          "graphjit._graphjit.StorageThunk): called with no arguments, it "
+          "calls the function on the values "
           "in the storage cells `inputs` (lists of one element, one per "
           "input) and puts its outputs into the cells `outputs`; when the "
           "call fails, `on_error(exception, thunk)` is called, and what "
