@@ -143,9 +143,11 @@ private:
   void emitPackedRow(ArrayRef<Value *> Row, Value *OutRow, Value *Count);
   /// A stack buffer of PackedLine elements of T.
   AllocaInst *lineBuffer(DType T, const char *Name);
-  /// Copies Len elements between Line's elements Begin.. (Stride bytes
-  /// apart) and Buffer: into the buffer if In, out of it otherwise.
-  void copyLine(DType T, Value *Line, Value *Stride, Value *Begin, Value *Len,
+  /// Copies Len elements of T between Line (Stride bytes apart) and
+  /// Buffer: into the buffer if In, out of it otherwise. The runtime's
+  /// gj_ew_pack and gj_ew_unpack (ops/FlatElemwise.h): a copy loop per
+  /// operand in every Apply's code cost a fifth more compile time.
+  void copyLine(DType T, Value *Line, Value *Stride, Value *Len,
                 Value *Buffer, bool In);
   /// Loops over pieces of at most PackedLine of Count elements: Body(Begin,
   /// Len).
@@ -500,18 +502,13 @@ AllocaInst *ElemwiseEmitter::lineBuffer(DType T, const char *Name) {
 }
 
 void ElemwiseEmitter::copyLine(DType T, Value *Line, Value *Stride,
-                               Value *Begin, Value *Len, Value *Buffer,
-                               bool In) {
-  BasicBlock *Pre = B.GetInsertBlock();
-  E.emitLoop(Len, In ? "pack" : "unpack", [&](Value *J) {
-    Value *At = E.offset(Line, B.CreateAdd(Begin, J), Stride);
-    Value *Slot = B.CreateInBoundsGEP(E.memoryType(T), Buffer, J);
-    if (In)
-      E.storeElement(T, E.loadElement(T, At), Slot);
-    else
-      E.storeElement(T, E.loadElement(T, Slot), At);
-  });
-  keepScalar(Pre, B.GetInsertBlock());
+                               Value *Len, Value *Buffer, bool In) {
+  Type *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
+  FunctionCallee Copy = E.M.getOrInsertFunction(
+      In ? "gj_ew_pack" : "gj_ew_unpack",
+      FunctionType::get(B.getVoidTy(), {Ptr, Ptr, I64, I64, I64}, false));
+  Value *Dst = In ? Buffer : Line, *Src = In ? Line : Buffer;
+  B.CreateCall(Copy, {Dst, Src, Stride, Len, size(T)});
 }
 
 void ElemwiseEmitter::emitPieces(
@@ -554,12 +551,14 @@ void ElemwiseEmitter::emitPackedColumns() {
           Inputs[I] = Starts[I];
           continue;
         }
-        copyLine(Ops[I].T, Starts[I], Ops[I].LoopStrides[Rank - 2], Begin,
-                 Len, Buf[I], true);
+        Value *Stride = Ops[I].LoopStrides[Rank - 2];
+        copyLine(Ops[I].T, E.offset(Starts[I], Begin, Stride), Stride, Len,
+                 Buf[I], true);
         Inputs[I] = Buf[I];
       }
       callLoopKernel(Kern, Inv, Inputs, /*Begin=*/nullptr, OutBuf, Len);
-      copyLine(Out.T, OutStart, Out.Strides[Rank - 2], Begin, Len, OutBuf,
+      Value *Stride = Out.Strides[Rank - 2];
+      copyLine(Out.T, E.offset(OutStart, Begin, Stride), Stride, Len, OutBuf,
                false);
     });
   });
@@ -620,12 +619,6 @@ void ElemwiseEmitter::emitPackedRow(ArrayRef<Value *> Row, Value *OutRow,
       Buf[I] = lineBuffer(Ops[I].T, "row.in");
   }
   Function *Kern = loopKernel(Inv);
-  // The copies are the runtime's (ops/FlatElemwise.h): a loop per operand
-  // here cost the corpus's models a fifth more compile time.
-  Type *I64 = B.getInt64Ty(), *Ptr = B.getPtrTy();
-  FunctionCallee Pack = E.M.getOrInsertFunction(
-      "gj_ew_pack", FunctionType::get(B.getVoidTy(),
-                                      {Ptr, Ptr, I64, I64, I64}, false));
   emitPieces(Count, [&](Value *Begin, Value *Len) {
     SmallVector<Value *, 4> Inputs(Ops.size(), nullptr);
     for (unsigned I = 0; I < Ops.size(); ++I) {
@@ -637,7 +630,7 @@ void ElemwiseEmitter::emitPackedRow(ArrayRef<Value *> Row, Value *OutRow,
       Value *Unit = B.CreateICmpEQ(Stride, size(Ops[I].T));
       Value *Here = E.offset(Row[I], Begin, Stride);
       emitIf(E, B.CreateNot(Unit), [&] {
-        B.CreateCall(Pack, {Buf[I], Here, Stride, Len, size(Ops[I].T)});
+        copyLine(Ops[I].T, Here, Stride, Len, Buf[I], true);
       });
       Inputs[I] = B.CreateSelect(Unit, Here, Buf[I]);
     }

@@ -9,8 +9,9 @@
 // compile time (docs/BENCHMARKS.md, issue 17).
 //
 // gj_ew_pack copies a strided line of elements into a unit-stride buffer,
-// for the row kernel of a row with a strided input: one call in the
-// runtime, not a copy loop per operand in every Apply's code.
+// and gj_ew_unpack back, for the row kernel of a strided row or of a
+// column (packed rows and columns): one call in the runtime, not a copy
+// loop per operand in every Apply's code.
 //
 // The call's record is an array of 8-byte words, built on the JIT code's
 // stack:
@@ -37,6 +38,10 @@ void gj_ew_flat(const uint64_t *Record, int64_t N);
 /// from Src, to Dst one after another.
 void gj_ew_pack(char *Dst, const char *Src, int64_t Stride, int64_t N,
                 int64_t Size);
+/// The other way: N elements one after another from Src to Dst, Stride
+/// bytes apart.
+void gj_ew_unpack(char *Dst, const char *Src, int64_t Stride, int64_t N,
+                  int64_t Size);
 }
 
 namespace graphjit {
@@ -61,7 +66,8 @@ void setElemwiseParallelThreshold(uint64_t Bytes);
 /// smaller of the two as they were when the function was compiled.
 uint64_t elemwiseFlatCallThreshold();
 
-/// gj_ew_flat and gj_ew_pack by name, for binding in the JIT.
+/// gj_ew_flat, gj_ew_pack and gj_ew_unpack by name, for binding in the
+/// JIT.
 llvm::ArrayRef<RuntimeSymbol> flatElemwiseSymbols();
 
 } // namespace graphjit

@@ -306,16 +306,13 @@ static nb::object callFunction(FunctionHandle &H, PyObject *Args,
 
 void graphjit::python::callIntoCells(nb::handle FunctionObject,
                                      llvm::ArrayRef<PyObject *> Args,
-                                     llvm::ArrayRef<PyObject *> Cells) {
+                                     llvm::ArrayRef<nb::object> Cells) {
   FunctionHandle &H = nb::cast<FunctionHandle &>(FunctionObject);
-  if (H.Fn->graph().outputs().size() != Cells.size())
-    throw nb::value_error(("'" + H.Name + "' has " +
-                           std::to_string(H.Fn->graph().outputs().size()) +
-                           " outputs, not " + std::to_string(Cells.size()))
-                              .c_str());
+  assert(H.Fn->graph().outputs().size() == Cells.size() &&
+         "makeStorageThunk checks the cells");
   callFunction(H, Args.data(), Args.size(), nullptr,
                [&](unsigned I, nb::object V) {
-                 if (PyList_SetItem(Cells[I], 0, V.release().ptr()) != 0)
+                 if (PyList_SetItem(Cells[I].ptr(), 0, V.release().ptr()))
                    throw nb::python_error();
                });
 }

@@ -47,10 +47,11 @@ nanobind::object makeStorageThunk(nanobind::handle FunctionObject,
 
 /// Calls the graphjit.Function FunctionObject on Args (positional, borrowed)
 /// and stores its outputs in order into Cells, PyTensor's storage cells
-/// (lists of one element). Throws the call's error as a Python exception.
+/// (lists of one element, one per output: makeStorageThunk checked them).
+/// Throws the call's error as a Python exception.
 void callIntoCells(nanobind::handle FunctionObject,
                    llvm::ArrayRef<PyObject *> Args,
-                   llvm::ArrayRef<PyObject *> Cells);
+                   llvm::ArrayRef<nanobind::object> Cells);
 
 } // namespace graphjit::python
 

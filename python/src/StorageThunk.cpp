@@ -55,7 +55,7 @@ static PyObject *callThunk(PyObject *Self, PyObject *Args, PyObject *Kw) {
   }
   // The arguments are held while the call runs (it may release the GIL).
   llvm::SmallVector<nb::object, 8> Held;
-  llvm::SmallVector<PyObject *, 8> Arguments, Cells;
+  llvm::SmallVector<PyObject *, 8> Arguments;
   for (const nb::object &Cell : T.Inputs) {
     if (PyList_GET_SIZE(Cell.ptr()) < 1) {
       PyErr_SetString(PyExc_ValueError, "an input's storage cell is empty");
@@ -64,10 +64,8 @@ static PyObject *callThunk(PyObject *Self, PyObject *Args, PyObject *Kw) {
     Held.push_back(nb::borrow(PyList_GET_ITEM(Cell.ptr(), 0)));
     Arguments.push_back(Held.back().ptr());
   }
-  for (const nb::object &Cell : T.Outputs)
-    Cells.push_back(Cell.ptr());
   try {
-    callIntoCells(T.Function, Arguments, Cells);
+    callIntoCells(T.Function, Arguments, T.Outputs);
     Py_RETURN_NONE;
   } catch (...) {
     setPythonErrorFromCurrentException();

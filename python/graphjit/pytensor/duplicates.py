@@ -61,17 +61,18 @@ def _op_key(op):
 
 
 def _constant_key(number, var):
-    data = np.asarray(var.data)
+    """A constant's number (a tensor's or a Composite's scalar one), by its
+    value; None for a variable that is not a constant."""
+    data = getattr(var, "data", None) if var.owner is None else None
+    if data is None:
+        return None
+    data = np.asarray(data)
     if data.size == 1:
         return number("element", str(data.dtype), data.tobytes())
     if data.size <= _HASHED_CONSTANT:
         return number("constant", str(data.dtype), data.shape,
                       data.tobytes())
     return number("identity", id(var))
-
-
-def _constant_data(var):
-    return None if var.owner is not None else getattr(var, "data", None)
 
 
 class _Numbering:
@@ -89,13 +90,10 @@ class _Numbering:
 
     def expression(self, var):
         if var not in self.expr:
-            if var.owner is None:  # a constant (inputs are numbered)
-                self.expr[var] = (
-                    _constant_key(self.number, var)
-                    if getattr(var, "data", None) is not None
-                    else self.number("identity", id(var)))
-            else:
+            key = _constant_key(self.number, var)  # inputs are numbered
+            if key is None:
                 raise KeyError(var)  # not numbered yet: out of order
+            self.expr[var] = key
         return self.expr[var]
 
     def node(self, node):
@@ -144,13 +142,10 @@ class _Numbering:
         memo = dict(zip(inner.inputs, ins))
 
         def expression_of(v):
-            if v in memo:
-                return memo[v]
-            data = _constant_data(v)
-            if data is None:
+            key = memo[v] if v in memo else _constant_key(self.number, v)
+            if key is None:
                 raise KeyError(v)
-            return self.number("element", str(np.asarray(data).dtype),
-                               np.asarray(data).tobytes())
+            return key
 
         try:
             for n in inner.toposort():

@@ -89,10 +89,10 @@ class Translation:
                 self.compiled[node] = True  # no Apply: nothing to run
                 continue
             if node in self.same or node in dead:
-                for var, kept in zip(node.outputs,
-                                     getattr(self.same.get(node), "outputs",
-                                             ())):
-                    self.vals[var] = self.vals[kept]
+                if node in self.same:
+                    for var, kept in zip(node.outputs,
+                                         self.same[node].outputs):
+                        self.vals[var] = self.vals[kept]
                 self.compiled[node] = True  # no Apply: done elsewhere
                 continue
             self._node(node)
