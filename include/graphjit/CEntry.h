@@ -70,6 +70,7 @@ int64_t gj_density_expand(uint64_t Dim, uint64_t Expanded, const double *X,
 
 #ifdef __cplusplus
 #include "graphjit/NDArray.h"
+#include "graphjit/SpareSlots.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <array>
@@ -133,7 +134,7 @@ private:
   std::vector<DType> FreeDtypes, OutDtypes;
   /// The arrays of the last calls, for the next ones to take: a slot per
   /// thread of a few calling at once (lib/link/SpareLease.h).
-  mutable std::array<std::atomic<Scratch *>, 4> Spares{};
+  mutable SpareSlots<Scratch> Spares;
 };
 
 } // namespace graphjit

@@ -22,6 +22,7 @@
 #include "graphjit/Graph.h"
 #include "graphjit/Rewrite.h"
 #include "graphjit/Schedule.h"
+#include "graphjit/SpareSlots.h"
 #include "graphjit/NDArray.h"
 #include "llvm/Support/Error.h"
 #include <array>
@@ -212,7 +213,7 @@ private:
   std::unique_ptr<const CallPlan> Plan;
   /// The working memory of the last calls, for the next ones to take
   /// (lib/link/SpareLease.h): a slot per thread of a few calling at once.
-  std::array<std::atomic<CallState *>, 4> SpareStates{};
+  SpareSlots<CallState> SpareStates;
   /// Profiling (null when off): this function's numbers, and where they go.
   std::unique_ptr<FunctionProfiler> Profiler;
   std::shared_ptr<ProfileStats> Stats;

@@ -109,7 +109,7 @@ private:
 /// and puts it back afterwards, cleared, unless the slots are full.
 class CallStateLease : public SpareLease<CallState> {
 public:
-  CallStateLease(llvm::MutableArrayRef<std::atomic<CallState *>> Spare,
+  CallStateLease(llvm::MutableArrayRef<SpareSlot<CallState>> Spare,
                  const CallPlan &Plan,
                  llvm::ArrayRef<Apply *> Nodes, bool Jit,
                  const StoragePlan *Storage)
