@@ -7,10 +7,10 @@
 # ships the same graph as graphjit::NAME targets (docs/architecture.md).
 #
 #   graphjit_component(NAME
-#     DIRS folder...               source folders, relative to the root
+#     DIRS folder...               source folders: lib/NAME and below
 #     DEPENDS component...         the components it may use
-#     PUBLIC_HEADERS name.h...     its headers in include/graphjit/
-#     HEADERS path...              headers of its own outside DIRS
+#     PUBLIC_HEADERS name.h...     its headers in include/graphjit/ (subfolders
+#                                  installed as they are)
 #     SOURCES file...              extra sources (generated ones)
 #     EXCLUDE regex                sources of DIRS not in the library
 #     HEADER_ONLY)                 an INTERFACE library
@@ -21,7 +21,7 @@ define_property(GLOBAL PROPERTY GRAPHJIT_COMPONENTS
 
 function(graphjit_component name)
   cmake_parse_arguments(C "HEADER_ONLY" "EXCLUDE"
-    "DIRS;DEPENDS;PUBLIC_HEADERS;HEADERS;SOURCES" ${ARGN})
+    "DIRS;DEPENDS;PUBLIC_HEADERS;SOURCES" ${ARGN})
   set(target graphjit_${name})
   set(sources ${C_SOURCES})
   foreach(dir ${C_DIRS})
@@ -48,8 +48,7 @@ function(graphjit_component name)
     # Internal headers are the components' own: found from the source tree
     # while building, never installed. The layers/ tests check which of
     # them each component includes.
-    target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/lib
-      ${CMAKE_SOURCE_DIR})
+    target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/lib)
     target_link_libraries(${target} PUBLIC LLVM)
   endif()
   target_include_directories(${target} ${scope}
@@ -61,15 +60,16 @@ function(graphjit_component name)
   install(TARGETS ${target} EXPORT graphjitTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   foreach(h ${C_PUBLIC_HEADERS})
+    get_filename_component(h_dir graphjit/${h} DIRECTORY)
     install(FILES ${CMAKE_SOURCE_DIR}/include/graphjit/${h}
-      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/graphjit)
+      DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${h_dir})
   endforeach()
 
   set_property(GLOBAL APPEND PROPERTY GRAPHJIT_COMPONENTS ${name})
   set_property(GLOBAL PROPERTY GRAPHJIT_COMPONENT_${name}_DIRS ${C_DIRS})
   set_property(GLOBAL PROPERTY GRAPHJIT_COMPONENT_${name}_DEPENDS
     ${C_DEPENDS})
-  set(headers ${C_HEADERS})
+  set(headers)
   foreach(h ${C_PUBLIC_HEADERS})
     list(APPEND headers include/graphjit/${h})
   endforeach()

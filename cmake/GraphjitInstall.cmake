@@ -21,10 +21,6 @@ install(TARGETS graphjit graphjit-prof
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS GraphjitPasses
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The ABI that instrumented IR calls, for drivers of one's own
-# (docs/instrumentation.md).
-install(FILES ${CMAKE_SOURCE_DIR}/runtime/RuntimeABI.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/graphjit/runtime)
 
 set(GRAPHJIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/graphjit)
 install(EXPORT graphjitTargets NAMESPACE graphjit::

@@ -60,8 +60,8 @@ sdist=$(ls "$out"/graphjit-*.tar.gz)
 import sys, tarfile
 names = tarfile.open(sys.argv[1]).getnames()
 top = names[0].split("/")[0]
-need = ["CMakeLists.txt", "pyproject.toml", "lib/CMakeLists.txt", "jit",
-        "runtime", "passes", "include/graphjit", "utils/graphjit.cpp",
+need = ["CMakeLists.txt", "pyproject.toml", "lib/CMakeLists.txt", "lib/jit",
+        "lib/runtime", "lib/passes", "include/graphjit", "utils/graphjit.cpp",
         "python/src/NativeModule.cpp", "python/graphjit/__init__.py", "cmake",
         "utils/build-wheel.sh", "utils/test-wheel.sh", "test/wheel"]
 missing = [n for n in need

@@ -11,9 +11,13 @@ graphjit-components.json. This script checks the code against them:
             is defined (strongly) in one it depends on;
   graph     the declared dependencies have no cycle, every header in
             include/graphjit/ belongs to a component and includes only
-            other public headers (they alone are installed).
+            other public headers (they alone are installed);
+  folders   the tree says the components: each component's folders are
+            lib/NAME and folders below it, and every folder under lib/
+            that holds code is a component's.
 
-Usage: check-layers.py MANIFEST SOURCE_ROOT [--nm NM] [--only includes|symbols]
+Usage: check-layers.py MANIFEST SOURCE_ROOT [--nm NM]
+                       [--only includes|symbols|folders]
 Exits 1 with one line per violation ("file:line: ..." for includes).
 """
 import argparse
@@ -58,8 +62,7 @@ def closure(components):
 
 def owners(components, root):
     """Each file (relative to root) of a component: the files of its folders
-    and its headers (a header named by one component and lying in another's
-    folder is the first's: runtime/RuntimeABI.h is abi's)."""
+    and its public headers."""
     owner = {}
     for name, c in components.items():
         for d in c["dirs"]:
@@ -74,8 +77,8 @@ def owners(components, root):
 
 def resolve(inc, src, root):
     """The file a quoted include names, relative to root, as the compiler
-    finds it: the including file's folder, then lib/, the root, include/."""
-    for base in (os.path.dirname(src), "lib", ".", "include"):
+    finds it: the including file's folder, then lib/, then include/."""
+    for base in (os.path.dirname(src), "lib", "include"):
         path = os.path.normpath(os.path.join(base, inc))
         if os.path.isfile(os.path.join(root, path)):
             return path
@@ -85,8 +88,7 @@ def resolve(inc, src, root):
 def check_includes(components, reach, root):
     owner = owners(components, root)
     errors = []
-    for path in sorted(os.listdir(os.path.join(root, "include/graphjit"))):
-        header = "include/graphjit/" + path
+    for header in sorted(code_files(root, "include/graphjit")):
         if header not in owner:
             errors.append(f"{header}: belongs to no component (declare it "
                           "in a PUBLIC_HEADERS list)")
@@ -109,6 +111,33 @@ def check_includes(components, reach, root):
                     errors.append(
                         f"{src}:{number}: {comp} includes {target} of "
                         f"{used}, which {comp} does not depend on")
+    return errors
+
+
+def code_files(root, top):
+    """The source files under top (relative to root), at any depth."""
+    found = []
+    for folder, _, files in os.walk(os.path.join(root, top)):
+        rel = os.path.relpath(folder, root)
+        found += [os.path.join(rel, f) for f in files
+                  if f.endswith((".cpp", ".h", ".inc"))]
+    return found
+
+
+def check_folders(components, root):
+    errors = []
+    owner = {}
+    for name, c in components.items():
+        home = "lib/" + name
+        for d in c["dirs"]:
+            owner[d] = name
+            if d != home and not d.startswith(home + "/"):
+                errors.append(f"{d}: a folder of {name}, which lives in "
+                              f"{home} (a component's folders are its own)")
+    for folder in sorted({os.path.dirname(f) for f in code_files(root, "lib")}):
+        if folder not in owner:
+            errors.append(f"{folder}: code in a folder of no component "
+                          "(declare it in a component's DIRS)")
     return errors
 
 
@@ -160,18 +189,20 @@ def main():
     ap.add_argument("manifest")
     ap.add_argument("root")
     ap.add_argument("--nm", default="llvm-nm-19")
-    ap.add_argument("--only", choices=["includes", "symbols"])
+    ap.add_argument("--only", choices=["includes", "symbols", "folders"])
     args = ap.parse_args()
     components = load(args.manifest)
     reach = closure(components)
     errors = []
-    if args.only != "symbols":
+    if args.only in (None, "includes"):
         errors += check_includes(components, reach, args.root)
-    if args.only != "includes":
+    if args.only in (None, "symbols"):
         errors += check_symbols(components, reach, args.nm)
+    if args.only in (None, "folders"):
+        errors += check_folders(components, args.root)
     for e in errors:
         print(e)
-    checked = args.only or "includes and symbols"
+    checked = args.only or "includes, symbols and folders"
     if errors:
         print(f"check-layers: {len(errors)} violation(s) of the layering "
               f"({checked})")

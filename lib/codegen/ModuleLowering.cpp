@@ -5,7 +5,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "KernelLibrary.h"
 #include "ThunkEmitter.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Verifier.h"

@@ -2,7 +2,7 @@
 
 #include "ThunkEmitter.h"
 #include "KernelLibrary.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/IR/MDBuilder.h"
 #include <array>
 #include <optional>

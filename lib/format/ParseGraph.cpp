@@ -10,7 +10,7 @@
 #include "Lexer.h"
 #include "SyntaxParser.h"
 #include "graphjit/Parser.h"
-#include "graph/FileReader.h"
+#include "ir/FileReader.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace graphjit;

@@ -9,7 +9,7 @@
 #include "graphjit/Npy.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "graph/FileReader.h"
+#include "ir/FileReader.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstring>
 

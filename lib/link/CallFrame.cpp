@@ -2,7 +2,7 @@
 
 #include "link/CallFrame.h"
 #include "link/FunctionProfiler.h"
-#include "graph/BufferCache.h"
+#include "ir/BufferCache.h"
 #include <cstring>
 
 using namespace graphjit;

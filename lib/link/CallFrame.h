@@ -24,7 +24,7 @@
 #include "link/NodeRunner.h"
 #include "link/UpdateCommit.h"
 #include "runtime/ProfileRuntime.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include <string>
 #include <vector>
 

@@ -20,7 +20,7 @@
 #include "runtime/Clock.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/TickHistogram.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include <atomic>
 #include <memory>
 #include <mutex>

@@ -18,7 +18,7 @@ if not bin_dir:
 config.test_exec_root = params.get("graphjit_exec_root", os.path.join(bin_dir, "lit-out"))
 
 # Longest names first: "%graphjit" is a prefix of the others.
-plugin = params.get("graphjit_plugin", os.path.join(bin_dir, "..", "passes", "GraphjitPasses.so"))
+plugin = params.get("graphjit_plugin", os.path.join(bin_dir, "..", "lib", "GraphjitPasses.so"))
 config.substitutions.append(("%graphjit_plugin", plugin))
 runtime_lib = params.get("graphjit_runtime_lib", os.path.join(bin_dir, "..", "lib", "libgraphjit_runtime.a"))
 config.substitutions.append(("%graphjit_runtime_lib", runtime_lib))

@@ -1,7 +1,7 @@
 """The JIT's transcendental functions against references, in ulp.
 
 Elemwise loops call glibc's vector math library (libmvec) through the loop
-vectorizer (jit/VectorMath.h), so the JIT (linker c|py) computes these with
+vectorizer (lib/jit/VectorMath.h), so the JIT (linker c|py) computes these with
 other code than the scalar libm that perform() uses. Each function runs on
 about 100,000 dense samples of its domain plus the edges (+-0, subnormals,
 +-inf, NaN, the overflow thresholds), and the results must be within

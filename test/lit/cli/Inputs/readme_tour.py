@@ -46,7 +46,7 @@ def main():
     ran = skipped = 0
     for c in tour_commands(readme):
         cmd = (c["cmd"].replace("build/utils/", bin_dir + "/")
-               .replace("build/passes/GraphjitPasses.so", plugin)
+               .replace("build/lib/GraphjitPasses.so", plugin)
                .replace("examples/", examples + "/")
                .replace("opt-19", opt)
                .replace("/usr/local/cuda/bin/ptxas", ptxas))

@@ -1,6 +1,6 @@
 // Runs an instrumented @gj_driver ten times (the last call fails in Apply 1)
 // and prints its counters, read through the runtime ABI only.
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include <cinttypes>
 #include <cstdio>
 

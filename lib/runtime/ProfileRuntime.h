@@ -13,7 +13,7 @@
 #ifndef GRAPHJIT_RUNTIME_PROFILERUNTIME_H
 #define GRAPHJIT_RUNTIME_PROFILERUNTIME_H
 
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
 #include <vector>

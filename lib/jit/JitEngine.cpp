@@ -12,7 +12,7 @@
 #include "runtime/ParallelRuntime.h"
 #include "runtime/ProfileRuntime.h"
 #include "runtime/TraceRuntime.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"

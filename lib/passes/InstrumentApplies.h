@@ -18,7 +18,7 @@
 #ifndef GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
 #define GRAPHJIT_PASSES_INSTRUMENTAPPLIES_H
 
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Support/Error.h"
 #include <string>

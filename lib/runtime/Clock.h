@@ -12,7 +12,7 @@
 #ifndef GRAPHJIT_RUNTIME_CLOCK_H
 #define GRAPHJIT_RUNTIME_CLOCK_H
 
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
 #include <string>

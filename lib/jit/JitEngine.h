@@ -17,7 +17,7 @@
 #include "CompileInParts.h"
 #include "IRPipeline.h"
 #include "runtime/ProfileRuntime.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"

@@ -1,6 +1,6 @@
 //===- FileReader.cpp - Reading a file no further than its format allows -===//
 
-#include "graph/FileReader.h"
+#include "ir/FileReader.h"
 
 using namespace graphjit;
 namespace fs = llvm::sys::fs;

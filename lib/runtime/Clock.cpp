@@ -1,7 +1,7 @@
 //===- Clock.cpp - The profiler's clocks: calibrated TSC or a fallback ----===//
 
 #include "runtime/Clock.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "runtime/SampleRuntime.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"

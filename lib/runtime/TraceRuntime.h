@@ -15,7 +15,7 @@
 #define GRAPHJIT_RUNTIME_TRACERUNTIME_H
 
 #include "runtime/ProfileRuntime.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -16,7 +16,7 @@
 #define GRAPHJIT_RUNTIME_SAMPLERUNTIME_H
 
 #include "runtime/ProfileRuntime.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include <cstddef>
 #include <cstdint>
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/InstrumentApplies.h"
-#include "runtime/RuntimeABI.h"
+#include "graphjit/runtime/RuntimeABI.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Statistic.h"
