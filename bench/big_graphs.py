@@ -96,7 +96,7 @@ def run_measured(graphjit, path, linker, optimizer, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--graphjit", default=os.path.join(ROOT, "build", "utils",
+    ap.add_argument("--graphjit", default=os.path.join(ROOT, "build", "bin",
                                                        "graphjit"))
     ap.add_argument("--full", action="store_true",
                     help="also the goals' sizes (100,000 Applies, 10,000 "

@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/utils/setup.sh" >/dev/null
 build="$root/build"
-gj="$build/utils/graphjit"
+gj="$build/bin/graphjit"
 ex="$root/examples"
 
 echo "== machine"

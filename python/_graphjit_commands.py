@@ -1,7 +1,7 @@
 """The command-line tools installed with the package: the console scripts
 `graphjit` and `graphjit-prof` (pyproject.toml) run the executables the
 wheel carries in graphjit/bin/, the ones the build makes as
-build/utils/graphjit and build/utils/graphjit-prof (README, "A tour").
+build/bin/graphjit and build/bin/graphjit-prof (README, "A tour").
 
 A module of its own at site-packages' root, beside
 _graphjit_pytensor_hook: the package is found, not imported, so that a

@@ -61,7 +61,7 @@ import sys, tarfile
 names = tarfile.open(sys.argv[1]).getnames()
 top = names[0].split("/")[0]
 need = ["CMakeLists.txt", "pyproject.toml", "lib/CMakeLists.txt", "lib/jit",
-        "lib/runtime", "lib/passes", "include/graphjit", "utils/graphjit.cpp",
+        "lib/runtime", "lib/passes", "include/graphjit", "tools/graphjit.cpp",
         "python/src/NativeModule.cpp", "python/graphjit/__init__.py", "cmake",
         "utils/build-wheel.sh", "utils/test-wheel.sh", "test/wheel"]
 missing = [n for n in need

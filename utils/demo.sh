@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/utils/setup.sh"
-gj="$root/build/utils/graphjit"
+gj="$root/build/bin/graphjit"
 ex="$root/examples"
 run() { echo; echo "\$ graphjit $*"; "$gj" "$@"; }
 

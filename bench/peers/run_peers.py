@@ -11,7 +11,7 @@ the same graphs, in one run (issue 8).
 Run with any Python 3: it makes its own virtual environment
 (bench/peers/.venv), installs the pinned requirements.txt (and
 requirements-torch.txt unless --smoke or --no-torch) and runs itself again
-inside it. Needs build/utils/graphjit built (utils/setup.sh).
+inside it. Needs build/bin/graphjit built (utils/setup.sh).
 """
 import argparse
 import hashlib
@@ -33,7 +33,7 @@ def parse_args(argv):
                    help="tiny sizes, one round, no torch; report to --out")
     p.add_argument("--no-torch", action="store_true",
                    help="leave PyTorch out (not installed, not run)")
-    p.add_argument("--graphjit", default=os.path.join(ROOT, "build", "utils",
+    p.add_argument("--graphjit", default=os.path.join(ROOT, "build", "bin",
                                                       "graphjit"))
     p.add_argument("--threads", type=int, default=1,
                    help="BLAS/OpenMP threads in every backend (default 1)")

@@ -18,7 +18,7 @@ mkdir -p build && cp -r /tmp/gj/build/* build/
 export LD_LIBRARY_PATH=/tmp/gj/lib GRAPHJIT_CACHE_DIR=/tmp/gjcache
 [ -e /usr/local/cuda/lib64/libcublas.so.13 ] &&
   export GRAPHJIT_LIBCUBLAS=/usr/local/cuda/lib64/libcublas.so.13
-{ nvidia-smi; lscpu | head -20; ldd build/utils/graphjit | grep 'not found'; } > "$OUT"/env.log 2>&1
+{ nvidia-smi; lscpu | head -20; ldd build/bin/graphjit | grep 'not found'; } > "$OUT"/env.log 2>&1
 at unpacked
 runs() { [[ " ${SKIP:-} " != *" $1 "* ]]; }
 # The benchmark first, with the GPU to itself.
@@ -26,7 +26,7 @@ if runs bench; then
   timeout 150 build/bench/graphjit-gpu-bench > "$OUT"/bench.log 2>&1
   at "bench rc=$?"
 fi
-{ timeout 60 build/utils/graphjit examples/mlp.graph -dim=n=4096 -device=cuda -profile -profile-trace=/tmp/trace.json
+{ timeout 60 build/bin/graphjit examples/mlp.graph -dim=n=4096 -device=cuda -profile -profile-trace=/tmp/trace.json
   echo "rc=$?"
 } > "$OUT"/smoke.log 2>&1
 GF='*Gpu*:*Cuda*:*DevicePool*:*EmulatedDevice*:*Placement*'
@@ -34,7 +34,7 @@ runs unit-gpu && ( timeout 300 build/test/unit/graphjit-unittests --gtest_filter
   echo "unit-gpu rc=$?" >> "$OUT"/unit-gpu.log ) &
 runs unit-rest && ( timeout 300 build/test/unit/graphjit-unittests --gtest_brief=1 --gtest_filter="-$GF" > "$OUT"/unit-rest.log 2>&1
   echo "unit-rest rc=$?" >> "$OUT"/unit-rest.log ) &
-runs lit && ( timeout 200 python3 /tmp/gj/lit/lit.py -v --param graphjit_bin_dir="$R"/build/utils \
+runs lit && ( timeout 200 python3 /tmp/gj/lit/lit.py -v --param graphjit_bin_dir="$R"/build/bin \
     --param llvm_tools_dir=/tmp/gj/bin --param python="$(which python3)" \
     --param graphjit_exec_root=/tmp/litx test/lit/gpu test/lit/profile/trace.test > "$OUT"/lit.log 2>&1
   echo "lit rc=$?" >> "$OUT"/lit.log ) &
@@ -42,7 +42,7 @@ N=${GPU_SHARDS:-4}
 for T in ${NUMPY_SCRIPTS:-test_elemwise test_reductions test_shape_ops test_linalg_nn test_gemm test_examples test_random_graphs}; do
   for I in $(seq 0 $((N - 1))); do
     ( GRAPHJIT_TEST_SHARD=$I/$N GRAPHJIT_TEST_DEVICES=${GPU_DEVICES:-cuda} GRAPHJIT_TEST_LINKERS='c|py' \
-        timeout ${NUMPY_TIMEOUT:-300} python3 test/numpy/$T.py build/utils/graphjit > /tmp/np-$T-$I.log 2>&1
+        timeout ${NUMPY_TIMEOUT:-300} python3 test/numpy/$T.py build/bin/graphjit > /tmp/np-$T-$I.log 2>&1
       echo "== $T shard $I/$N rc=$?" >> /tmp/np-$T-$I.log ) &
   done
 done

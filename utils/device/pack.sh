@@ -10,15 +10,15 @@ B=${1:-build}
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo /.gpu/ >> .git/info/exclude
 S=$(mktemp -d)
 trap 'rm -rf "$S"' EXIT
-mkdir -p "$S"/lib "$S"/bin "$S"/build/{utils,test/unit,bench,lib} .gpu
-cp "$B"/utils/graphjit "$B"/utils/graphjit-prof "$S"/build/utils/
+mkdir -p "$S"/lib "$S"/bin "$S"/build/{bin,test/unit,bench,lib} .gpu
+cp "$B"/bin/graphjit "$B"/bin/graphjit-prof "$S"/build/bin/
 cp "$B"/test/unit/graphjit-unittests "$S"/build/test/unit/
 cp "$B"/bench/graphjit-gpu-bench "$B"/bench/graphjit-bench "$S"/build/bench/
 cp "$B"/lib/GraphjitPasses.so "$S"/build/lib/
 cp "$B"/lib/libgraphjit_runtime.a "$S"/build/lib/
 cp /usr/lib/llvm-19/bin/{FileCheck,not,count} "$S"/bin/
 cp -r /usr/lib/llvm-19/build/utils/lit "$S"/lit
-for L in $(ldd "$B"/utils/graphjit "$B"/test/unit/graphjit-unittests \
+for L in $(ldd "$B"/bin/graphjit "$B"/test/unit/graphjit-unittests \
                /usr/lib/llvm-19/bin/FileCheck | awk '/=>/ {print $3}' | sort -u); do
   case $(basename "$L") in
     libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*) ;;  # newer there

@@ -45,7 +45,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     ran = skipped = 0
     for c in tour_commands(readme):
-        cmd = (c["cmd"].replace("build/utils/", bin_dir + "/")
+        cmd = (c["cmd"].replace("build/bin/", bin_dir + "/")
                .replace("build/lib/GraphjitPasses.so", plugin)
                .replace("examples/", examples + "/")
                .replace("opt-19", opt)
