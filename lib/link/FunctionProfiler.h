@@ -15,7 +15,9 @@
 #define GRAPHJIT_LINK_FUNCTIONPROFILER_H
 
 #include "codegen/StoragePlan.h"
-#include "graphjit/Function.h"
+#include "graphjit/CompileOptions.h"
+#include "graphjit/Graph.h"
+#include "graphjit/NDArray.h"
 #include "graphjit/Profile.h"
 #include "runtime/Clock.h"
 #include "runtime/ProfileRuntime.h"
