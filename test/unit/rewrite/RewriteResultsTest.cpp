@@ -28,11 +28,8 @@ using namespace graphjit;
 namespace {
 
 std::string examplePath(const char *Name) {
-  llvm::SmallString<256> Dir(__FILE__);
-  llvm::sys::path::remove_filename(Dir); // test/unit
-  llvm::sys::path::remove_filename(Dir); // test
-  llvm::sys::path::remove_filename(Dir); // the source root
-  llvm::sys::path::append(Dir, "examples", Name);
+  llvm::SmallString<256> Dir(GRAPHJIT_EXAMPLES_DIR);
+  llvm::sys::path::append(Dir, Name);
   return Dir.str().str();
 }
 

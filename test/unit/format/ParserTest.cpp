@@ -59,14 +59,7 @@ std::unique_ptr<GraphModule> parseOK(llvm::StringRef Source) {
   return std::move(*M);
 }
 
-std::string examplesDir() {
-  llvm::SmallString<256> Dir(__FILE__);
-  llvm::sys::path::remove_filename(Dir); // test/unit
-  llvm::sys::path::remove_filename(Dir); // test
-  llvm::sys::path::remove_filename(Dir); // the source root
-  llvm::sys::path::append(Dir, "examples");
-  return Dir.str().str();
-}
+std::string examplesDir() { return GRAPHJIT_EXAMPLES_DIR; }
 
 } // namespace
 

@@ -47,13 +47,7 @@ void expectRoundTrip(const GraphModule &M, const std::string &What) {
   EXPECT_EQ(Text, printed(*Again)) << What;
 }
 
-std::string examplesDir() {
-  llvm::SmallString<256> Dir(__FILE__);
-  for (int I = 0; I < 3; ++I)
-    llvm::sys::path::remove_filename(Dir);
-  llvm::sys::path::append(Dir, "examples");
-  return Dir.str().str();
-}
+std::string examplesDir() { return GRAPHJIT_EXAMPLES_DIR; }
 
 } // namespace
 

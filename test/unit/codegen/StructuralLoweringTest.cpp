@@ -616,9 +616,7 @@ TEST(StructuralLowering, DotThroughCompute) {
 
 // The examples' functions need no perform but their elemwise ops'.
 TEST(StructuralLowering, ExamplesHaveLoweringsForEveryOtherOp) {
-  llvm::SmallString<256> Dir(__FILE__);
-  llvm::sys::path::remove_filename(Dir); // test/unit
-  llvm::sys::path::append(Dir, "..", "..", "examples");
+  llvm::SmallString<256> Dir(GRAPHJIT_EXAMPLES_DIR);
   for (const char *Name :
        {"mlp.graph", "logistic_regression.graph", "profiling_example.graph"}) {
     llvm::SmallString<256> Path(Dir);
