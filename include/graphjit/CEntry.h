@@ -133,7 +133,7 @@ private:
   std::vector<Shape> FreeStrides;
   std::vector<DType> FreeDtypes, OutDtypes;
   /// The arrays of the last calls, for the next ones to take: a slot per
-  /// thread of a few calling at once (lib/link/SpareLease.h).
+  /// thread of a few calling at once (lib/link/call/SpareLease.h).
   mutable SpareSlots<Scratch> Spares;
 };
 

@@ -27,7 +27,7 @@ struct EmitOptions {
 };
 
 /// The steps of compiling a function, in the order the pipeline runs them
-/// (lib/link/CompilePipeline.cpp, docs/architecture.md).
+/// (lib/link/compile/CompilePipeline.cpp, docs/architecture.md).
 enum class CompileStep {
   Rewrite,    ///< The graph optimizer; device placement is its gpu phase.
   Schedule,   ///< The order of the Applies and each variable's last use.

@@ -9,7 +9,7 @@
 // the call.
 //
 // A call's fixed costs are paid once, when the function is compiled: what
-// to check and bind is planned then (lib/link/CallPlan.h), and a call
+// to check and bind is planned then (lib/link/call/CallPlan.h), and a call
 // reuses the working memory of the previous one. A Function may be called
 // from several threads at once (each concurrent call gets its own working
 // memory); calls that update shared variables should not overlap.
@@ -143,7 +143,7 @@ private:
   std::unique_ptr<GpuProgram> Gpu;
   std::unique_ptr<const CallPlan> Plan;
   /// The working memory of the last calls, for the next ones to take
-  /// (lib/link/SpareLease.h): a slot per thread of a few calling at once.
+  /// (lib/link/call/SpareLease.h): a slot per thread of a few calling at once.
   SpareSlots<CallState> SpareStates;
   /// Profiling (null when off): this function's numbers, and where they go.
   std::unique_ptr<FunctionProfiler> Profiler;

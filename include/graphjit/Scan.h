@@ -4,7 +4,7 @@
 // PyTensor's Scan does: the body reads rows of sequences and earlier
 // values of the recurrent outputs (taps), writes the step's values, and
 // the Apply's outputs are the buffers of those values. The loop is library
-// code (lib/link/ScanOp.cpp) calling the body's JIT code; no interpreter
+// code (lib/link/call/ScanOp.cpp) calling the body's JIT code; no interpreter
 // runs in between. docs/ops-scan.md has the semantics.
 //
 //===----------------------------------------------------------------------===//

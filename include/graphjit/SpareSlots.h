@@ -5,7 +5,7 @@
 // chains). Each slot has a cache line of its own, and each thread looks in
 // its own slot first: two chains that took and gave back through one line
 // paid a transfer of it between cores on every call (ar2's gradient,
-// 0.6 -> 1.0 us a call from two threads). lib/link/SpareLease.h uses them.
+// 0.6 -> 1.0 us a call from two threads). lib/link/call/SpareLease.h uses them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_SPARESLOTS_H

@@ -102,7 +102,7 @@ void graphjit::registerStructuralLowerings() {
   // way; those whose outputs' dims follow from the inputs plan them
   // (ArrayFnLowering.cpp).
   registerArrayFnLowering();
-  // scan (lib/link/ScanOp.cpp): its loop, calling the body's JIT code, is
+  // scan (lib/link/call/ScanOp.cpp): its loop, calling the body's JIT code, is
   // prepare's; compute has nothing left to do.
   registerLowering(OpKind::Scan, Compute);
   // take and inc_rows: loops in IR (GatherLowering.cpp).

@@ -57,7 +57,7 @@ public:
   llvm::StringRef cpuName() const;
 
   /// The steps of compiling a module, each its own call so that the
-  /// function pipeline (lib/link/CompilePipeline.cpp) times and prints
+  /// function pipeline (lib/link/compile/CompilePipeline.cpp) times and prints
   /// each. In order: setTarget, cacheKey and cachedObject (a hit skips
   /// optimize and codegen), optimize, codegen, link.
   ///

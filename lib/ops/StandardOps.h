@@ -2,7 +2,7 @@
 //
 // Each op family registers its ops from its own file; registerStandardOps
 // calls them all. Only the top layer calls it (graphjit::initialize(),
-// lib/link/Initialize.cpp), so the IR layer's registry never calls up.
+// lib/link/compile/Initialize.cpp), so the IR layer's registry never calls up.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_STANDARDOPS_H

@@ -1,4 +1,4 @@
-"""PyTensor's Scan as graphjit's scan op (lib/link/ScanOp.cpp): the inner
+"""PyTensor's Scan as graphjit's scan op (lib/link/call/ScanOp.cpp): the inner
 graph, rewritten as the GRAPHJIT mode rewrites a function, is translated as
 a graph of its own and compiled; the loop over it is graphjit's library
 code, so no Python runs between steps (unless the inner graph keeps Py

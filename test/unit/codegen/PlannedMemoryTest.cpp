@@ -1,7 +1,7 @@
 //===- PlannedMemoryTest.cpp - Values in the storages of a memory plan ----===//
 //
 // Planned Applies place their outputs in storages reused call after call
-// (codegen/StoragePlan.h, link/CallFrame.h). What a caller must never see:
+// (codegen/StoragePlan.h, link/call/CallFrame.h). What a caller must never see:
 // a result changed by a later call, a value clobbered while a view of it
 // made at run time (or a Py op's reference) still reads it, an update that
 // is not what it computed. And what the plan promises: a storage is reused

@@ -1,7 +1,7 @@
 //===- FunctionCallTest.cpp - Calls reusing their state, from many threads -===//
 //
 // A Function plans its calls once and reuses the working memory of one
-// call in the next (lib/link/CallPlan.h). These tests check that reuse
+// call in the next (lib/link/call/CallPlan.h). These tests check that reuse
 // changes nothing a caller sees: results across shapes and errors, errors
 // worded as before, results that alias inputs, and calls of one Function
 // from several threads at once.

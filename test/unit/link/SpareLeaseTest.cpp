@@ -1,6 +1,6 @@
 //===- SpareLeaseTest.cpp - Each thread keeps its own spare ---------------===//
 
-#include "link/SpareLease.h"
+#include "link/call/SpareLease.h"
 #include <gtest/gtest.h>
 #include <condition_variable>
 #include <mutex>

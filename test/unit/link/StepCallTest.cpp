@@ -1,6 +1,6 @@
 //===- StepCallTest.cpp - A Function called step after step --------------===//
 //
-// StepCall (link/StepCall.h), the scan op's way of calling its body:
+// StepCall (link/call/StepCall.h), the scan op's way of calling its body:
 // results against the general call's, shapes that change between steps
 // (bound again), a failing step (the general call's error) followed by
 // steps that work, a planned result handed out without a copy, and the
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "link/StepCall.h"
+#include "link/call/StepCall.h"
 #include "graphjit/Initialize.h"
 #include "graphjit/Parser.h"
 #include "gtest/gtest.h"

@@ -1,7 +1,7 @@
 //===- UpdateInplaceTest.cpp - Shared variables updated in place ---------===//
 //
 // shared_update_inplace makes a Gemm or Elemwise that computes a shared
-// variable's update write it over the old value (link/UpdateCommit.h).
+// variable's update write it over the old value (link/call/UpdateCommit.h).
 // What must hold, with every linker: the new values are right (computed
 // here with plain loops), the shared variable keeps its memory, an array
 // someone else holds is never written, the other readers see the old

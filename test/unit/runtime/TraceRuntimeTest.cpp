@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "link/TraceFile.h"
+#include "link/profiling/TraceFile.h"
 #include "runtime/TraceRuntime.h"
 #include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"

@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScanOp.h"
+#include "link/call/ScanOp.h"
 #include "graphjit/Function.h"
-#include "link/StepCall.h"
+#include "link/call/StepCall.h"
 #include "ops/StructuralUtil.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Casting.h"

@@ -14,7 +14,7 @@
 #define GRAPHJIT_LINK_STEPCALL_H
 
 #include "graphjit/Function.h"
-#include "link/CallPlan.h"
+#include "link/call/CallPlan.h"
 #include <optional>
 
 namespace graphjit {

@@ -20,7 +20,7 @@
 #ifndef GRAPHJIT_LINK_UPDATECOMMIT_H
 #define GRAPHJIT_LINK_UPDATECOMMIT_H
 
-#include "NodeRunner.h"
+#include "link/call/NodeRunner.h"
 #include "graphjit/Schedule.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 

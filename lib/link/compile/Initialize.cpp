@@ -3,7 +3,7 @@
 #include "graphjit/Initialize.h"
 #include "graphjit/OpRegistry.h"
 #include "jit/JitEngine.h"
-#include "link/CallFrame.h"
+#include "link/call/CallFrame.h"
 #include "ops/FlatElemwise.h"
 #include "ops/PairwiseSumKernels.h"
 #include "ops/SpecialFunctions.h"

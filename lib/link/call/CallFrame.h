@@ -21,8 +21,8 @@
 
 #include "codegen/StoragePlan.h"
 #include "graphjit/Graph.h"
-#include "link/NodeRunner.h"
-#include "link/UpdateCommit.h"
+#include "link/call/NodeRunner.h"
+#include "link/call/UpdateCommit.h"
 #include "runtime/ProfileRuntime.h"
 #include "graphjit/runtime/RuntimeABI.h"
 #include <string>

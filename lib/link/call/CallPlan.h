@@ -13,11 +13,11 @@
 #ifndef GRAPHJIT_LINK_CALLPLAN_H
 #define GRAPHJIT_LINK_CALLPLAN_H
 
-#include "NodeRunner.h"
+#include "link/call/NodeRunner.h"
 #include "graphjit/Function.h"
-#include "link/CallFrame.h"
-#include "link/SpareLease.h"
-#include "link/UpdateCommit.h"
+#include "link/call/CallFrame.h"
+#include "link/call/SpareLease.h"
+#include "link/call/UpdateCommit.h"
 #include <atomic>
 #include <memory>
 

@@ -1,8 +1,8 @@
 //===- StepCall.cpp - A Function called step after step ------------------===//
 
-#include "link/StepCall.h"
-#include "link/CallFrame.h"
-#include "link/JitCode.h"
+#include "link/call/StepCall.h"
+#include "link/call/CallFrame.h"
+#include "link/compile/JitCode.h"
 
 using namespace graphjit;
 

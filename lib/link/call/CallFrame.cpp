@@ -1,7 +1,7 @@
 //===- CallFrame.cpp - The runtime's side of one JIT call ----------------===//
 
-#include "link/CallFrame.h"
-#include "link/FunctionProfiler.h"
+#include "link/call/CallFrame.h"
+#include "link/profiling/FunctionProfiler.h"
 #include "ir/BufferCache.h"
 #include <cstring>
 

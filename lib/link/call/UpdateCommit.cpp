@@ -1,6 +1,6 @@
 //===- UpdateCommit.cpp - Checking a call before updates in place --------===//
 
-#include "UpdateCommit.h"
+#include "link/call/UpdateCommit.h"
 
 using namespace graphjit;
 

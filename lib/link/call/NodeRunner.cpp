@@ -1,6 +1,6 @@
 //===- NodeRunner.cpp - Running one Apply outside JIT code ---------------===//
 
-#include "NodeRunner.h"
+#include "link/call/NodeRunner.h"
 
 using namespace graphjit;
 using llvm::Error;

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "graphjit/CEntry.h"
 #include "graphjit/Function.h"
-#include "link/SpareLease.h"
+#include "link/call/SpareLease.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <cmath>
 #include <cstring>

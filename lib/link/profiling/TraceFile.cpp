@@ -1,6 +1,6 @@
 //===- TraceFile.cpp - The process's timeline, in a file ------------------===//
 
-#include "link/TraceFile.h"
+#include "link/profiling/TraceFile.h"
 #include "graphjit/ProfileStats.h"
 #include "jit/JitEngine.h"
 #include "runtime/Clock.h"

@@ -1,6 +1,6 @@
 //===- CallPlan.cpp - What a Function precomputes for its calls ----------===//
 
-#include "CallPlan.h"
+#include "link/call/CallPlan.h"
 
 using namespace graphjit;
 

@@ -1,6 +1,6 @@
 //===- SpareLease.cpp - Each thread's first slot ---------------------------===//
 
-#include "link/SpareLease.h"
+#include "link/call/SpareLease.h"
 
 unsigned graphjit::spareHome() {
   static std::atomic<unsigned> Threads{0};

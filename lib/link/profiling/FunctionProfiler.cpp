@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FunctionProfiler.h"
+#include "link/profiling/FunctionProfiler.h"
 #include "graphjit/Gpu.h"
 #include "runtime/Clock.h"
 #include "runtime/MemoryRuntime.h"
