@@ -16,7 +16,7 @@
 #include "BenchSupport.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
-#include "ops/BlasSymbols.h"
+#include "ops/linalg/BlasSymbols.h"
 #include <cblas.h>
 #include <cmath>
 #include <vector>

@@ -1,4 +1,4 @@
-# The BLAS and LAPACK graphjit calls (lib/ops/BlasSymbols.h).
+# The BLAS and LAPACK graphjit calls (lib/ops/linalg/BlasSymbols.h).
 #
 # GRAPHJIT_BLAS=scipy-openblas (the default): the scipy-openblas32 package
 # from PyPI, the OpenBLAS NumPy and SciPy ship, which knows current CPUs

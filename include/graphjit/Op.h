@@ -31,7 +31,7 @@ class Apply;
 struct ExecContext;
 
 /// Runs the Applies placed on a device. The device layer implements it
-/// (lib/gpu/GpuProgram.h); the GPU ops (lib/ops/GpuOps.h) run through it,
+/// (lib/gpu/GpuProgram.h); the GPU ops (lib/ops/gpu/GpuOps.h) run through it,
 /// so that ops never depend on the device layer.
 class DeviceRunner {
 public:

@@ -266,7 +266,7 @@ struct FunctionProfile {
 };
 
 /// How a profile's Machine line marks an OpenBLAS kernel set without AVX
-/// on a CPU with AVX2 (lib/ops/BlasInfo.h); the report's tips look for it.
+/// on a CPU with AVX2 (lib/ops/linalg/BlasInfo.h); the report's tips look for it.
 inline constexpr const char *FallbackKernelMark =
     " (no AVX on a CPU with AVX2)";
 

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StructuralLoweringUtil.h"
-#include "ops/ArrayFnOps.h"
+#include "ops/arrayfn/ArrayFnOps.h"
 
 using namespace graphjit;
 using namespace llvm;

@@ -13,7 +13,7 @@
 //  - flat: every input read is C-contiguous with the output's shape, or
 //    statically a single element (0-d, all dims 1): one kernel call over
 //    all elements; over a large output, a call of the runtime's
-//    gj_ew_flat (ops/FlatElemwise.h), which runs the kernel in pieces on
+//    gj_ew_flat (runtime/FlatElemwise.h), which runs the kernel in pieces on
 //    its threads and streams outputs too large for the cache.
 //  - strided: a loop nest over the output's outer dims. Rows whose inputs
 //    are all unit-stride (or statically invariant along the row) call the
@@ -37,9 +37,9 @@
 
 #include "ElemwiseLoweringKernel.h"
 #include "StructuralLoweringUtil.h"
-#include "ops/ElemwiseOps.h"
-#include "ops/FlatElemwise.h"
-#include "ops/ScalarOps.h"
+#include "ops/elemwise/ElemwiseOps.h"
+#include "runtime/FlatElemwise.h"
+#include "ops/elemwise/ScalarOps.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/MDBuilder.h"
 
@@ -145,7 +145,7 @@ private:
   AllocaInst *lineBuffer(DType T, const char *Name);
   /// Copies Len elements of T between Line (Stride bytes apart) and
   /// Buffer: into the buffer if In, out of it otherwise. The runtime's
-  /// gj_ew_pack and gj_ew_unpack (ops/FlatElemwise.h): a copy loop per
+  /// gj_ew_pack and gj_ew_unpack (runtime/FlatElemwise.h): a copy loop per
   /// operand in every Apply's code cost a fifth more compile time.
   void copyLine(DType T, Value *Line, Value *Stride, Value *Len,
                 Value *Buffer, bool In);
@@ -350,7 +350,7 @@ SmallVector<bool, 4> ElemwiseEmitter::flatInvariants() const {
 }
 
 // The flat path: one kernel call over all the elements, or, for large
-// outputs, the runtime's gj_ew_flat (ops/FlatElemwise.h), which cuts the
+// outputs, the runtime's gj_ew_flat (runtime/FlatElemwise.h), which cuts the
 // loop into pieces for its threads and streams the output past the cache.
 void ElemwiseEmitter::emitFlat(Value *NumElements) {
   SmallVector<bool, 4> Inv = flatInvariants();

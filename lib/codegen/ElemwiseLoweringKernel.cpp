@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ElemwiseLoweringKernel.h"
-#include "ops/ElemwiseOps.h"
+#include "ops/elemwise/ElemwiseOps.h"
 
 using namespace graphjit;
 using llvm::Value;

@@ -3,7 +3,7 @@
 // What the JIT's Elemwise loops compute per element, independent of how
 // they walk memory: each input, loaded in its own dtype, is converted to
 // the dtype the scalar operation computes in (as perform's astype), and
-// the scalar kernels of lib/ops/ScalarKernels.h (inlined bitcode) map the
+// the scalar kernels of lib/ops/elemwise/ScalarKernels.h (inlined bitcode) map the
 // converted values to the output value. n-ary add and mul fold left, as
 // perform does; cast only converts; second passes its second input on;
 // switch tests its condition as bool. A fused Elemwise (Composite) takes
@@ -15,8 +15,8 @@
 #ifndef GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H
 #define GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H
 
-#include "ops/CompositeScalar.h"
-#include "ops/ScalarOps.h"
+#include "ops/composite/CompositeScalar.h"
+#include "ops/elemwise/ScalarOps.h"
 #include "codegen/ThunkEmitter.h"
 
 namespace graphjit {

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StructuralLoweringUtil.h"
-#include "ops/GatherOps.h"
+#include "ops/indexing/GatherOps.h"
 #include "llvm/IR/Function.h"
 
 using namespace graphjit;

@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "StructuralLoweringUtil.h"
-#include "ops/LapackOps.h"
-#include "ops/SpectralOps.h"
+#include "ops/linalg/LapackOps.h"
+#include "ops/linalg/SpectralOps.h"
 
 using namespace graphjit;
 using namespace llvm;

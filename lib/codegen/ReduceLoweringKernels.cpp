@@ -79,7 +79,7 @@ Value *graphjit::emitBeats(IRBuilder<> &B, Value *V, Value *Acc, DType T,
 }
 
 /// The declaration of a precompiled kernel that only reads memory through
-/// its pointers but Out (lib/ops/PairwiseSumKernels.cpp).
+/// its pointers but Out (lib/ops/reduction/PairwiseSumKernels.cpp).
 static llvm::Function *declareSumKernel(ThunkEmitter &E, const Twine &Name,
                                         FunctionType *Ty) {
   llvm::Function *F = cast<llvm::Function>(
@@ -92,7 +92,7 @@ static llvm::Function *declareSumKernel(ThunkEmitter &E, const Twine &Name,
 llvm::Function *graphjit::pairwiseSumFunction(ThunkEmitter &E, DType Acc,
                                               DType Elem) {
   assert(isFloat(Acc) && "pairwise sums accumulate in a float");
-  // Precompiled (lib/ops/PairwiseSumKernels.cpp), shared with perform():
+  // Precompiled (lib/ops/reduction/PairwiseSumKernels.cpp), shared with perform():
   // a declaration costs the module nothing to compile.
   Type *PtrTy = PointerType::getUnqual(E.ctx());
   llvm::Function *F = declareSumKernel(

@@ -3,7 +3,7 @@
 // Compiled by clang-19 to LLVM bitcode at build time and embedded in
 // graphjit; the JIT links the functions a module calls into it and inlines
 // them, so JIT code computes every element exactly as the reference
-// perform does (both use lib/ops/ScalarKernels.h). One extern "C" function
+// perform does (both use lib/ops/elemwise/ScalarKernels.h). One extern "C" function
 // per scalar operation and compute dtype, named
 // gj_scalar_<op>_<dtype> (e.g. gj_scalar_add_f64), and one per conversion,
 // gj_convert_<to>_<from>. Combinations that scalarSignature() never picks
@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/ScalarKernels.h"
+#include "ops/elemwise/ScalarKernels.h"
 
 using namespace graphjit;
 

@@ -21,7 +21,7 @@
 
 #include "ElemwiseLoweringKernel.h"
 #include "StructuralLoweringUtil.h"
-#include "ops/ScalarLoopOp.h"
+#include "ops/elemwise/ScalarLoopOp.h"
 #include "llvm/IR/Function.h"
 
 using namespace graphjit;

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/CheckOps.h"
-#include "ops/ShapeOps.h"
+#include "ops/shape/CheckOps.h"
+#include "ops/shape/ShapeOps.h"
 #include "ops/StructuralLoweringInfo.h"
 #include "StructuralLoweringUtil.h"
 

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StructuralLoweringUtil.h"
-#include "ops/GemmOp.h"
+#include "ops/linalg/GemmOp.h"
 #include "llvm/IR/Function.h"
 
 using namespace graphjit;

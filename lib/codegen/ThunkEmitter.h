@@ -4,7 +4,7 @@
 // an IRBuilder positioned inside `i32 gj_thunk_<id>(ptr %frame)` after the
 // runtime has prepared the outputs (gj_prepare), access to every
 // variable's data pointer, dims and byte strides through the frame's
-// slots, the scalar kernels (lib/ops/ScalarKernels.h compiled to bitcode),
+// slots, the scalar kernels (lib/ops/elemwise/ScalarKernels.h compiled to bitcode),
 // and loop nests. A lowering returns an llvm::Error only for a bug or an
 // unsupported case found while compiling; run-time errors are gj_prepare's.
 //

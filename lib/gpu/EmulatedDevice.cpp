@@ -11,7 +11,7 @@
 
 #include "Cublas.h"
 #include "Device.h"
-#include "ops/BlasSymbols.h"
+#include "ops/linalg/BlasSymbols.h"
 #include <algorithm>
 #include <cassert>
 #include <cblas.h>

@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuProgram.h"
-#include "ops/ElemwiseOps.h"
-#include "ops/GemmOp.h"
-#include "ops/GpuOps.h"
-#include "ops/ShapeOps.h"
+#include "ops/elemwise/ElemwiseOps.h"
+#include "ops/linalg/GemmOp.h"
+#include "ops/gpu/GpuOps.h"
+#include "ops/shape/ShapeOps.h"
 #include <algorithm>
 
 using namespace graphjit;

@@ -1,6 +1,6 @@
 //===- Strided.cpp - Loops over strided, broadcast operands --------------===//
 
-#include "Strided.h"
+#include "ops/Strided.h"
 
 using namespace graphjit;
 

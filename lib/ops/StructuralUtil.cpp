@@ -1,7 +1,7 @@
 //===- StructuralUtil.cpp - Helpers of the shape, indexing, reduction ops -===//
 
-#include "StructuralUtil.h"
-#include "Strided.h"
+#include "ops/StructuralUtil.h"
+#include "ops/Strided.h"
 #include <set>
 
 using namespace graphjit;

@@ -278,7 +278,7 @@ void ReportPrinter::printTips(StringRef Machine) {
         "always provide a speedup.\n";
   std::vector<std::string> Tips = computeTips(F, Opts);
   // The Machine line marks an OpenBLAS on kernels older than the CPU
-  // (lib/ops/BlasInfo.h).
+  // (lib/ops/linalg/BlasInfo.h).
   if (Machine.contains(FallbackKernelMark))
     Tips.insert(Tips.begin(),
                 "OpenBLAS runs kernels without AVX on this CPU, which has "

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeRewrite.h"
-#include "ops/AllocOps.h"
+#include "ops/shape/AllocOps.h"
 #include "llvm/Support/Casting.h"
 
 using namespace graphjit;

@@ -25,7 +25,7 @@
 
 #include "Match.h"
 #include "NodeRewrite.h"
-#include "ops/LinalgOps.h"
+#include "ops/linalg/LinalgOps.h"
 #include "llvm/Support/Casting.h"
 #include <charconv>
 #include <cstdlib>

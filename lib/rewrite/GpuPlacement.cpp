@@ -1,7 +1,7 @@
 //===- GpuPlacement.cpp - Moving Applies to the device -------------------===//
 //
 // device=cuda (and cuda-emulated): Theano's gpu optimizer. gpu_placement
-// replaces an Apply whose op has a GPU form (lib/ops/GpuOps.h) by its
+// replaces an Apply whose op has a GPU form (lib/ops/gpu/GpuOps.h) by its
 // GpuOp on device copies of its inputs, followed by host_from_gpu of each
 // output, so the graph stays correct after every step. An input that is
 // already a host_from_gpu of a device value is taken from the device
@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeRewrite.h"
-#include "ops/GpuOps.h"
+#include "ops/gpu/GpuOps.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;

@@ -25,7 +25,7 @@
 
 #include "Match.h"
 #include "NodeRewrite.h"
-#include "ops/GemmOp.h"
+#include "ops/linalg/GemmOp.h"
 
 using namespace graphjit;
 using namespace graphjit::rewrite;

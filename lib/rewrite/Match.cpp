@@ -1,7 +1,7 @@
 //===- Match.cpp - Recognizing Applies the rewrites look for -------------===//
 
 #include "Match.h"
-#include "ops/ShapeOps.h"
+#include "ops/shape/ShapeOps.h"
 #include "llvm/Support/Casting.h"
 
 using namespace graphjit;

@@ -10,7 +10,7 @@
 #define GRAPHJIT_REWRITE_MATCH_H
 
 #include "RewriteGraph.h"
-#include "ops/ElemwiseOps.h"
+#include "ops/elemwise/ElemwiseOps.h"
 #include <optional>
 
 namespace graphjit {

@@ -1,8 +1,8 @@
 //===- RewriteGraph.cpp - The optimizer's mutable graph ------------------===//
 
 #include "RewriteGraph.h"
-#include "ops/ElemwiseOps.h"
-#include "ops/GemmOp.h"
+#include "ops/elemwise/ElemwiseOps.h"
+#include "ops/linalg/GemmOp.h"
 #include "graphjit/OpRegistry.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"

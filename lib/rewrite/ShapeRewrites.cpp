@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NodeRewrite.h"
-#include "ops/ShapeOps.h"
+#include "ops/shape/ShapeOps.h"
 #include "ops/StructuralLoweringInfo.h"
 #include "llvm/Support/Casting.h"
 

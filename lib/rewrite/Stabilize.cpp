@@ -20,7 +20,7 @@
 
 #include "Match.h"
 #include "NodeRewrite.h"
-#include "ops/NNOps.h"
+#include "ops/nn/NNOps.h"
 #include "ops/StructuralLoweringInfo.h"
 #include "llvm/Support/Casting.h"
 

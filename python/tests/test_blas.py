@@ -53,5 +53,5 @@ def test_the_kernel_knows_the_cpu():
         pytest.skip("the CPU has no AVX2: any kernel is right")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
     machine = _machine(env)
-    # Not a kernel set older than AVX (lib/ops/BlasInfo.h marks those).
+    # Not a kernel set older than AVX (lib/ops/linalg/BlasInfo.h marks those).
     assert "kernel " in machine and "no AVX" not in machine, machine

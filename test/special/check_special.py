@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks lib/ops/SpecialFunctions.cpp against scipy.special.
+"""Checks lib/ops/elemwise/SpecialFunctions.cpp against scipy.special.
 
 Builds SpecialFunctions.cpp and special_driver.cpp into a temporary shared
 library (g++ -O2 -shared -fPIC -std=c++17, Boost.Math headers from Debian's
@@ -45,8 +45,8 @@ except ImportError:  # Only used to referee disagreements with SciPy.
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SOURCES = [
-    os.path.join(ROOT, "lib", "ops", "SpecialFunctions.cpp"),
-    os.path.join(ROOT, "lib", "ops", "SpecialBessel.cpp"),
+    os.path.join(ROOT, "lib", "ops", "elemwise", "SpecialFunctions.cpp"),
+    os.path.join(ROOT, "lib", "ops", "elemwise", "SpecialBessel.cpp"),
     os.path.join(HERE, "special_driver.cpp"),
 ]
 TOL64 = 1e-12

@@ -1,13 +1,13 @@
 //===- special_driver.cpp - Array loops and timing for check_special.py ---===//
 //
-// Compiled with lib/ops/SpecialFunctions.cpp into one shared library by
+// Compiled with lib/ops/elemwise/SpecialFunctions.cpp into one shared library by
 // check_special.py: a C interface that maps a gj_special_* wrapper over
 // arrays (so ctypes pays one call per array, not per element), times it,
 // and reads the gjSpecialSymbols() table.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/SpecialFunctions.h"
+#include "ops/elemwise/SpecialFunctions.h"
 
 #include <chrono>
 #include <cstring>

@@ -7,7 +7,7 @@
 //
 //  - NVPTX (sm_80, sm_90): `ptx_kernel void NAME(i64 a0, ..., i64 aK)`; a
 //    grid-stride loop runs the body for every work item; math is libdevice's
-//    (the scalar kernels of lib/ops/ScalarKernels.h, retargeted).
+//    (the scalar kernels of lib/ops/elemwise/ScalarKernels.h, retargeted).
 //  - Host: `void NAME(const uint64_t *Args)` runs every work item in order:
 //    the emulated device (Device.h) and the kernel tests use it.
 //

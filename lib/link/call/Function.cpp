@@ -7,7 +7,7 @@
 #include "graphjit/Flags.h"
 #include "graphjit/Printer.h"
 #include "graphjit/ProfileStats.h"
-#include "ops/GpuOps.h"
+#include "ops/gpu/GpuOps.h"
 #include "gpu/GpuProgram.h"
 #include "jit/JitEngine.h"
 #include "link/call/CallFrame.h"

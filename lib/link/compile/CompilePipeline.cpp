@@ -29,7 +29,7 @@
 #include "link/profiling/FunctionProfiler.h"
 #include "link/compile/JitCode.h"
 #include "link/profiling/TraceFile.h"
-#include "ops/GpuOps.h"
+#include "ops/gpu/GpuOps.h"
 #include "passes/InstrumentApplies.h"
 #include "runtime/Clock.h"
 #include "runtime/SampleRuntime.h"

@@ -4,9 +4,9 @@
 #include "graphjit/OpRegistry.h"
 #include "jit/JitEngine.h"
 #include "link/call/CallFrame.h"
-#include "ops/FlatElemwise.h"
-#include "ops/PairwiseSumKernels.h"
-#include "ops/SpecialFunctions.h"
+#include "runtime/FlatElemwise.h"
+#include "ops/reduction/PairwiseSumKernels.h"
+#include "ops/elemwise/SpecialFunctions.h"
 #include "ops/StandardOps.h"
 #include <mutex>
 #include <vector>

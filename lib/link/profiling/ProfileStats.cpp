@@ -2,7 +2,7 @@
 
 #include "graphjit/ProfileStats.h"
 #include "graphjit/Flags.h"
-#include "ops/BlasInfo.h"
+#include "ops/linalg/BlasInfo.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Support/FileSystem.h"

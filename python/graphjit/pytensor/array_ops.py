@@ -1,5 +1,5 @@
 """PyTensor nodes that graphjit runs with its array functions
-(lib/ops/ArrayFnOps.cpp: arange, copy, diagonal, alloc_diag, sort,
+(lib/ops/arrayfn/ArrayFnOps.cpp: arange, copy, diagonal, alloc_diag, sort,
 argsort) or spells with its other ops (Ger, Dot22Scalar)."""
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""PyTensor's linear algebra as graphjit's LAPACK ops (lib/ops/LapackOps.cpp,
+"""PyTensor's linear algebra as graphjit's LAPACK ops (lib/ops/linalg/LapackOps.cpp,
 SpectralOps.cpp): Cholesky, SolveTriangular, Solve, CholeskySolve,
 MatrixInverse, Det, SLogDet, Eigh (and 2.38's EighGrad), SVD and
 MatrixPinv, alone or in a Blockwise (graphjit's ops take the batch dims).

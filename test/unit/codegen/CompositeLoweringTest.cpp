@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/FlatElemwise.h"
+#include "runtime/FlatElemwise.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "ElemwiseTestValues.h"

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/FlatElemwise.h"
-#include "ops/ScalarOps.h"
+#include "runtime/FlatElemwise.h"
+#include "ops/elemwise/ScalarOps.h"
 #include "graphjit/Builder.h"
 #include "graphjit/Function.h"
 #include "llvm/Support/FileSystem.h"
@@ -542,7 +542,7 @@ TEST(ElemwiseLowering, ParallelPiecesAgree) {
 }
 
 // A flat loop over an output from the smaller threshold on calls the
-// runtime's gj_ew_flat (ops/FlatElemwise.h, tested in
+// runtime's gj_ew_flat (runtime/FlatElemwise.h, tested in
 // FlatElemwiseTest.cpp), which streams and runs pieces.
 TEST(ElemwiseLowering, LargeOutputsCallTheRuntime) {
   StreamEverything Guard;

@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <atomic>
-#include "ops/BlasSymbols.h"
+#include "ops/linalg/BlasSymbols.h"
 #include <cblas.h>
 #include <chrono>
 #include <cmath>

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpu/Device.h"
-#include "ops/GpuOps.h"
+#include "ops/gpu/GpuOps.h"
 #include "gpu/GpuProgram.h"
 #include "graphjit/Function.h"
 #include "graphjit/Gpu.h"

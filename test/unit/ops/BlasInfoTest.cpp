@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/BlasInfo.h"
+#include "ops/linalg/BlasInfo.h"
 #include "graphjit/ProfileStats.h"
 #include "gtest/gtest.h"
 

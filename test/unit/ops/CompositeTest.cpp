@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/ElemwiseOps.h"
+#include "ops/elemwise/ElemwiseOps.h"
 #include "graphjit/OpRegistry.h"
 #include "graphjit/Parser.h"
 #include "graphjit/Printer.h"

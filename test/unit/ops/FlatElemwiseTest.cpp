@@ -1,13 +1,13 @@
 //===- FlatElemwiseTest.cpp - The runtime's large element-wise loops -------===//
 //
-// gj_ew_flat (ops/FlatElemwise.h) with kernels written here that compute
+// gj_ew_flat (runtime/FlatElemwise.h) with kernels written here that compute
 // out[i] = a[i] * 2 + b (b invariant) and log each call: the streamed
 // chunks go to an aligned buffer through the record's second kernel, the
 // tail and unstreamed loops to the output through the first, the pieces
 // cover the elements once each, and the result is the same in every mode.
 //
 //===----------------------------------------------------------------------===//
-#include "ops/FlatElemwise.h"
+#include "runtime/FlatElemwise.h"
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <cstdlib>

@@ -18,7 +18,7 @@
 #include "graphjit/Parser.h"
 #include "graphjit/Printer.h"
 #include "graphjit/Rewrite.h"
-#include "ops/GemmOp.h"
+#include "ops/linalg/GemmOp.h"
 #include "StructuralOpsTestUtil.h"
 #include <functional>
 

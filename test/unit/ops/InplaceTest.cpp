@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ops/FlatElemwise.h"
-#include "ops/ElemwiseOps.h"
+#include "runtime/FlatElemwise.h"
+#include "ops/elemwise/ElemwiseOps.h"
 #include "graphjit/Function.h"
 #include "graphjit/OpRegistry.h"
 #include "graphjit/Parser.h"

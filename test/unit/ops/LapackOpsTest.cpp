@@ -10,9 +10,9 @@
 
 #include "LoweringTestUtil.h"
 #include "StructuralOpsTestUtil.h"
-#include "ops/BlasThreads.h"
+#include "ops/linalg/BlasThreads.h"
 
-#include "ops/BlasSymbols.h"
+#include "ops/linalg/BlasSymbols.h"
 extern "C" int GJ_BLAS(openblas_get_num_threads)(void) __attribute__((weak));
 
 using namespace graphjit;
