@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "StructuralLoweringUtil.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 
 using namespace graphjit;
 using namespace llvm;

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReduceLoweringKernels.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "StructuralLoweringUtil.h"
 
 using namespace graphjit;

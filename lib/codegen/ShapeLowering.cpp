@@ -17,7 +17,7 @@
 
 #include "ops/shape/CheckOps.h"
 #include "ops/shape/ShapeOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "StructuralLoweringUtil.h"
 
 using namespace graphjit;

@@ -19,7 +19,7 @@
 
 #include "ReduceLoweringKernels.h"
 #include "StructuralLoweringUtil.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 
 using namespace graphjit;
 using namespace llvm;

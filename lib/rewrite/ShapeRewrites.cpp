@@ -11,7 +11,7 @@
 
 #include "NodeRewrite.h"
 #include "ops/shape/ShapeOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "llvm/Support/Casting.h"
 
 using namespace graphjit;

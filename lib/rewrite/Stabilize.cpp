@@ -21,7 +21,7 @@
 #include "Match.h"
 #include "NodeRewrite.h"
 #include "ops/nn/NNOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "llvm/Support/Casting.h"
 
 using namespace graphjit;

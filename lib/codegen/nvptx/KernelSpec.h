@@ -39,7 +39,7 @@
 #define GRAPHJIT_GPU_KERNELSPEC_H
 
 #include "graphjit/DType.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"

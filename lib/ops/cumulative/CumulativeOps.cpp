@@ -12,7 +12,7 @@
 
 #include "ops/cumulative/CumulativeOps.h"
 #include "ops/Strided.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"

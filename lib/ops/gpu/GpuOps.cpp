@@ -6,7 +6,7 @@
 #include "ops/indexing/IndexingOps.h"
 #include "ops/linalg/LinalgOps.h"
 #include "ops/shape/ShapeOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralUtil.h"
 #include "llvm/Support/Casting.h"
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ops/indexing/IndexingOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"

@@ -12,7 +12,7 @@
 #include "ops/nn/NNOps.h"
 #include "ops/reduction/PairwiseSum.h"
 #include "ops/reduction/ReduceSupport.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"
 #include "ops/StandardOps.h"

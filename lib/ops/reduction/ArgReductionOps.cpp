@@ -10,7 +10,7 @@
 
 #include "ops/reduction/ArgReductionOps.h"
 #include "ops/reduction/ReduceSupport.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralOps.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"

@@ -9,7 +9,7 @@
 #define GRAPHJIT_OPS_ARGREDUCTIONOPS_H
 
 #include "ops/reduction/ReduceSupport.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/Op.h"
 #include <optional>

@@ -13,7 +13,7 @@
 #include "ops/reduction/ReductionOps.h"
 #include "ops/reduction/PairwiseSum.h"
 #include "ops/reduction/ReduceSupport.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralOps.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"

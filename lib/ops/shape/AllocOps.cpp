@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ops/shape/AllocOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralOps.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"

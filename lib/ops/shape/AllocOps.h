@@ -10,7 +10,7 @@
 #ifndef GRAPHJIT_OPS_ALLOCOPS_H
 #define GRAPHJIT_OPS_ALLOCOPS_H
 
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/Op.h"
 #include <string>

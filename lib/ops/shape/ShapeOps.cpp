@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ops/shape/ShapeOps.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "ops/StructuralOps.h"
 #include "ops/StructuralUtil.h"
 #include "graphjit/OpRegistry.h"

@@ -17,7 +17,7 @@
 #include "graphjit/Parser.h"
 #include "jit/JitEngine.h"
 #include "ops/Strided.h"
-#include "ops/StructuralLoweringInfo.h"
+#include "ops/StructuralParams.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"

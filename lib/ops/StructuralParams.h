@@ -1,17 +1,18 @@
-//===- StructuralLoweringInfo.h - Op parameters for lowerings --*- C++ -*-===//
+//===- StructuralParams.h - The structural ops' static parameters -*- C++ -*-===//
 //
-// The JIT lowerings of the shape, indexing, reduction and nn families
-// (lib/codegen/*Lowering*.cpp) emit code from an Apply's op and the static
-// types of its variables. Each op family answers here what its lowerings
-// and the GPU kernels need: the static parameters, with axes already
-// normalized against the input's rank. Each function returns nullopt when
+// What an op of the shape, indexing, reduction and nn families computes,
+// as plain data: the static parameters, with axes already normalized
+// against the input's rank. The JIT lowerings (lib/codegen/*Lowering*.cpp)
+// emit code from them, and so do the GPU kernels, the device placement,
+// the GPU ops and the rewrites that look into a softmax: semantics, not
+// codegen, which is why they live with the ops. Each function returns nullopt when
 // the op is not of its class (dyn_cast on its OpKind) or its parameters do
 // not fit the rank, in which case the lowering declines and perform
 // reports it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H
-#define GRAPHJIT_OPS_STRUCTURALLOWERINGINFO_H
+#ifndef GRAPHJIT_OPS_STRUCTURALPARAMS_H
+#define GRAPHJIT_OPS_STRUCTURALPARAMS_H
 
 #include <cstdint>
 #include <optional>
