@@ -11,7 +11,8 @@ endfunction()
 file(REMOVE_RECURSE ${WORK})
 run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
 foreach(f bin/graphjit bin/graphjit-prof lib/GraphjitPasses.so
-          include/graphjit/Function.h lib/cmake/graphjit/graphjitConfig.cmake)
+          include/graphjit/Function.h include/graphjit/runtime/RuntimeABI.h
+          lib/cmake/graphjit/graphjitConfig.cmake)
   if(NOT EXISTS ${WORK}/prefix/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()
