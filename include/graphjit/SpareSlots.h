@@ -1,4 +1,4 @@
-//===- graphjit/SpareSlots.h - Slots for working memory kept between calls -*- C++ -*-===//
+//===- graphjit/SpareSlots.h - Working memory between calls -----*- C++ -*-===//
 //
 // A Function and a C entry keep the working memory of their last calls in
 // a few slots, one per thread of a few calling at once (a sampler's

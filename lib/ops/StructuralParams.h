@@ -1,4 +1,4 @@
-//===- StructuralParams.h - The structural ops' static parameters -*- C++ -*-===//
+//===- StructuralParams.h - The structural ops' parameters ------*- C++ -*-===//
 //
 // What an op of the shape, indexing, reduction and nn families computes,
 // as plain data: the static parameters, with axes already normalized

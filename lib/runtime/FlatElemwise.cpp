@@ -1,4 +1,4 @@
-//===- runtime/FlatElemwise.cpp - Large element-wise loops for JIT code -------===//
+//===- FlatElemwise.cpp - Large element-wise loops for JIT code -----------===//
 
 #include "runtime/FlatElemwise.h"
 #include "runtime/ParallelRuntime.h"

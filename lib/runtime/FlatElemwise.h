@@ -1,4 +1,4 @@
-//===- runtime/FlatElemwise.h - Large element-wise loops for JIT code -*- C++ -*-===//
+//===- FlatElemwise.h - Large element-wise loops for JIT code ---*- C++ -*-===//
 //
 // gj_ew_flat, which JIT code calls for the flat loop of an Elemwise over a
 // large output (lib/codegen/ElemwiseLowering.cpp): it runs the Apply's

@@ -1,4 +1,4 @@
-/*===- graphjit/runtime/RuntimeABI.h - What JIT code calls at run time -*- C -*-===
+/*===- graphjit/runtime/RuntimeABI.h - What JIT code calls ----------*- C -*-===
  *
  * The C interface between the code graphjit JIT-compiles and its runtime.
  * A compiled function is a driver `int32_t gj_driver(gj_frame *)` that calls

@@ -1,4 +1,4 @@
-//===- SpareLease.cpp - Each thread's first slot ---------------------------===//
+//===- SpareLease.cpp - Each thread's first slot --------------------------===//
 
 #include "link/call/SpareLease.h"
 

@@ -1,4 +1,4 @@
-//===- SpareLease.h - Working memory kept from one call for the next -*- C++ -*-===//
+//===- SpareLease.h - Working memory kept for the next call -----*- C++ -*-===//
 //
 // A call that needs scratch objects (arrays, a JIT frame) takes ones that
 // earlier calls left in a few spare slots, or makes new ones when other

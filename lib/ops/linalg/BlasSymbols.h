@@ -1,4 +1,4 @@
-//===- ops/linalg/BlasSymbols.h - The names of the BLAS graphjit links -*- C++ -*-===//
+//===- BlasSymbols.h - The names of the BLAS graphjit links -----*- C++ -*-===//
 //
 // GJ_BLAS(name) is a BLAS, LAPACK or OpenBLAS symbol of the library
 // graphjit links (cmake/GraphjitBlas.cmake): scipy-openblas32 prefixes

@@ -1,4 +1,4 @@
-//===- ops/reduction/PairwiseSum.h - NumPy's pairwise summation ----------*- C++ -*-===//
+//===- PairwiseSum.h - NumPy's pairwise summation ---------------*- C++ -*-===//
 //
 // The one implementation of float sums: perform() calls it, and JIT code
 // calls its exported instances (PairwiseSumKernels.cpp), so that both

@@ -1,4 +1,4 @@
-//===- ops/reduction/PairwiseSumKernels.cpp - Float sums for JIT code ---------------===//
+//===- PairwiseSumKernels.cpp - Float sums for JIT code -------------------===//
 //
 // gj_pairwise_sum_<acc>_<elem>(row, byte stride, n): the row's pairwise
 // sum in Acc, which JIT code calls for every float Sum and Mean row

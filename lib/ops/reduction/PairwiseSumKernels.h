@@ -1,4 +1,4 @@
-//===- ops/reduction/PairwiseSumKernels.h - Float sums for JIT code ------*- C++ -*-===//
+//===- PairwiseSumKernels.h - Float sums for JIT code -----------*- C++ -*-===//
 //
 // The exported pairwise sums, gj_pairwise_sum_<acc>_<elem> for acc f32 and
 // f64 and every element dtype: `Acc (const char *Row, int64_t ByteStride,
