@@ -58,9 +58,11 @@ public:
   }
 
 private:
-  /// The K-th slot this thread tries, from its own.
+  /// The K-th slot this thread tries, from its own (K < size: no division
+  /// on the call path).
   std::atomic<T *> &slot(size_t K) {
-    return Slots[(Home + K) % Slots.size()].Held;
+    size_t I = Home + K;
+    return Slots[I < Slots.size() ? I : I - Slots.size()].Held;
   }
 
   llvm::MutableArrayRef<SpareSlot<T>> Slots;
