@@ -103,11 +103,11 @@ public:
     Store.reset();
     Ptr = nullptr;
   }
-  /// Makes this a non-owning copy of Owner: the same memory, shape and
-  /// strides, but no reference to the buffer, so that copying it touches no
-  /// reference count. Valid only while Owner's buffer lives: for the
-  /// arrays handed to an op during one call (lib/link/call/NodeRunner.h). Copies
-  /// and views of a borrowed array borrow too.
+  /// Makes this a non-owning copy of Owner: the same memory, shape and strides,
+  /// but no reference to the buffer, so that copying it touches no reference
+  /// count. Valid only while Owner's buffer lives: for the arrays handed to an
+  /// op during one call (lib/link/call/NodeRunner.h). Copies and views of a
+  /// borrowed array borrow too.
   void borrow(const NDArray &Owner);
   /// Whether this array borrows its buffer (see borrow()).
   bool isBorrowed() const { return Store && Store.use_count() == 0; }

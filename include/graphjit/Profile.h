@@ -265,8 +265,8 @@ struct FunctionProfile {
   bool operator==(const FunctionProfile &O) const;
 };
 
-/// How a profile's Machine line marks an OpenBLAS kernel set without AVX
-/// on a CPU with AVX2 (lib/ops/linalg/BlasInfo.h); the report's tips look for it.
+/// How a profile's Machine line marks an OpenBLAS kernel set without AVX on a
+/// CPU with AVX2 (lib/ops/linalg/BlasInfo.h); the report's tips look for it.
 inline constexpr const char *FallbackKernelMark =
     " (no AVX on a CPU with AVX2)";
 

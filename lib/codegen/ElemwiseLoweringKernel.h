@@ -1,15 +1,14 @@
 //===- ElemwiseLoweringKernel.h - One Elemwise element in IR ---*- C++ -*-===//
 //
-// What the JIT's Elemwise loops compute per element, independent of how
-// they walk memory: each input, loaded in its own dtype, is converted to
-// the dtype the scalar operation computes in (as perform's astype), and
-// the scalar kernels of lib/ops/elemwise/ScalarKernels.h (inlined bitcode) map the
-// converted values to the output value. n-ary add and mul fold left, as
-// perform does; cast only converts; second passes its second input on;
-// switch tests its condition as bool. A fused Elemwise (Composite) takes
-// its inputs in their own dtypes and runs its steps in order, each
-// converting its operands to its own signature's dtypes first, as the
-// chain of Elemwise Applies it replaced would.
+// What the JIT's Elemwise loops compute per element, independent of how they
+// walk memory: each input, loaded in its own dtype, is converted to the dtype
+// the scalar operation computes in (as perform's astype), and the scalar
+// kernels of lib/ops/elemwise/ScalarKernels.h (inlined bitcode) map the
+// converted values to the output value. n-ary add and mul fold left, as perform
+// does; cast only converts; second passes its second input on; switch tests its
+// condition as bool. A fused Elemwise (Composite) takes its inputs in their own
+// dtypes and runs its steps in order, each converting its operands to its own
+// signature's dtypes first, as the chain of Elemwise Applies it replaced would.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_ELEMWISELOWERINGKERNEL_H

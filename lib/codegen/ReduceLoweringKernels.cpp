@@ -92,8 +92,8 @@ static llvm::Function *declareSumKernel(ThunkEmitter &E, const Twine &Name,
 llvm::Function *graphjit::pairwiseSumFunction(ThunkEmitter &E, DType Acc,
                                               DType Elem) {
   assert(isFloat(Acc) && "pairwise sums accumulate in a float");
-  // Precompiled (lib/ops/reduction/PairwiseSumKernels.cpp), shared with perform():
-  // a declaration costs the module nothing to compile.
+  // Precompiled (lib/ops/reduction/PairwiseSumKernels.cpp), shared with
+  // perform(): a declaration costs the module nothing to compile.
   Type *PtrTy = PointerType::getUnqual(E.ctx());
   llvm::Function *F = declareSumKernel(
       E, "gj_pairwise_sum_" + dtypeName(Acc) + "_" + dtypeName(Elem),

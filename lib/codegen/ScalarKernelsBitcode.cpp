@@ -1,13 +1,13 @@
 //===- ScalarKernelsBitcode.cpp - Scalar kernels for the JIT, as bitcode -===//
 //
-// Compiled by clang-19 to LLVM bitcode at build time and embedded in
-// graphjit; the JIT links the functions a module calls into it and inlines
-// them, so JIT code computes every element exactly as the reference
-// perform does (both use lib/ops/elemwise/ScalarKernels.h). One extern "C" function
-// per scalar operation and compute dtype, named
-// gj_scalar_<op>_<dtype> (e.g. gj_scalar_add_f64), and one per conversion,
-// gj_convert_<to>_<from>. Combinations that scalarSignature() never picks
-// are defined too (returning 0) so that the list is regular.
+// Compiled by clang-19 to LLVM bitcode at build time and embedded in graphjit;
+// the JIT links the functions a module calls into it and inlines them, so JIT
+// code computes every element exactly as the reference perform does (both use
+// lib/ops/elemwise/ScalarKernels.h). One extern "C" function per scalar
+// operation and compute dtype, named gj_scalar_<op>_<dtype> (e.g.
+// gj_scalar_add_f64), and one per conversion, gj_convert_<to>_<from>.
+// Combinations that scalarSignature() never picks are defined too (returning 0)
+// so that the list is regular.
 //
 // Compiled once per dtype (lib/CMakeLists.txt), GJ_CTYPE and GJ_DTYPE
 // naming it: that dtype's operations and the conversions to it. A module

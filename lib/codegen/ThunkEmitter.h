@@ -1,12 +1,12 @@
 //===- ThunkEmitter.h - Writing one Apply's thunk in LLVM IR ---*- C++ -*-===//
 //
-// What an op family's lowering gets to emit the body of its Apply's thunk:
-// an IRBuilder positioned inside `i32 gj_thunk_<id>(ptr %frame)` after the
-// runtime has prepared the outputs (gj_prepare), access to every
-// variable's data pointer, dims and byte strides through the frame's
-// slots, the scalar kernels (lib/ops/elemwise/ScalarKernels.h compiled to bitcode),
-// and loop nests. A lowering returns an llvm::Error only for a bug or an
-// unsupported case found while compiling; run-time errors are gj_prepare's.
+// What an op family's lowering gets to emit the body of its Apply's thunk: an
+// IRBuilder positioned inside `i32 gj_thunk_<id>(ptr %frame)` after the runtime
+// has prepared the outputs (gj_prepare), access to every variable's data
+// pointer, dims and byte strides through the frame's slots, the scalar kernels
+// (lib/ops/elemwise/ScalarKernels.h compiled to bitcode), and loop nests. A
+// lowering returns an llvm::Error only for a bug or an unsupported case found
+// while compiling; run-time errors are gj_prepare's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_LOWER_THUNKEMITTER_H

@@ -1,7 +1,7 @@
 //===- GpuBlas.cpp - dot and gemm on the device, through cuBLAS -----------===//
 //
-// GpuProgram::runBlas (GpuProgram.h): a product's operands seen as the
-// host's BLAS sees them (lib/ops/linalg/MatrixProduct.h: a row-major matrix or the
+// GpuProgram::runBlas (GpuProgram.h): a product's operands seen as the host's
+// BLAS sees them (lib/ops/linalg/MatrixProduct.h: a row-major matrix or the
 // transpose memory holds; vectors as a row on the left and a column on the
 // right), copied on the device where their strides allow neither; gemm's c
 // broadcast into the output first.

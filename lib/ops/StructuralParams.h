@@ -1,14 +1,13 @@
 //===- StructuralParams.h - The structural ops' parameters ------*- C++ -*-===//
 //
-// What an op of the shape, indexing, reduction and nn families computes,
-// as plain data: the static parameters, with axes already normalized
-// against the input's rank. The JIT lowerings (lib/codegen/*Lowering*.cpp)
-// emit code from them, and so do the GPU kernels, the device placement,
-// the GPU ops and the rewrites that look into a softmax: semantics, not
-// codegen, which is why they live with the ops. Each function returns nullopt when
-// the op is not of its class (dyn_cast on its OpKind) or its parameters do
-// not fit the rank, in which case the lowering declines and perform
-// reports it.
+// What an op of the shape, indexing, reduction and nn families computes, as
+// plain data: the static parameters, with axes already normalized against the
+// input's rank. The JIT lowerings (lib/codegen/*Lowering*.cpp) emit code from
+// them, and so do the GPU kernels, the device placement, the GPU ops and the
+// rewrites that look into a softmax: semantics, not codegen, which is why they
+// live with the ops. Each function returns nullopt when the op is not of its
+// class (dyn_cast on its OpKind) or its parameters do not fit the rank, in
+// which case the lowering declines and perform reports it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHJIT_OPS_STRUCTURALPARAMS_H

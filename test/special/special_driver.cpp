@@ -1,9 +1,9 @@
 //===- special_driver.cpp - Array loops and timing for check_special.py ---===//
 //
-// Compiled with lib/ops/elemwise/SpecialFunctions.cpp into one shared library by
-// check_special.py: a C interface that maps a gj_special_* wrapper over
-// arrays (so ctypes pays one call per array, not per element), times it,
-// and reads the gjSpecialSymbols() table.
+// Compiled with lib/ops/elemwise/SpecialFunctions.cpp into one shared library
+// by check_special.py: a C interface that maps a gj_special_* wrapper over
+// arrays (so ctypes pays one call per array, not per element), times it, and
+// reads the gjSpecialSymbols() table.
 //
 //===----------------------------------------------------------------------===//
 
