@@ -2,11 +2,12 @@
 //
 // The graphjit-instrument pass. Every function that contains calls marked
 // with !graphjit.apply (docs/instrumentation.md) gets a constant descriptor
-// `@<function>.gj_profile` (gj_profile_desc, runtime/RuntimeABI.h), a call
-// to gj_profile_enter at entry for the thread's counter block, a clock read
-// at every Apply boundary with the ticks and one call added to that Apply's
-// counter (plain loads and stores: no locks, no calls on the TSC clock), and
-// a call to gj_profile_exit with the whole call's ticks before every return.
+// `@<function>.gj_profile` (gj_profile_desc, graphjit/runtime/RuntimeABI.h),
+// a call to gj_profile_enter at entry for the thread's counter block, a
+// clock read at every Apply boundary with the ticks and one call added to
+// that Apply's counter (plain loads and stores: no locks, no calls on the
+// TSC clock), and a call to gj_profile_exit with the whole call's ticks
+// before every return.
 // Consecutive Applies share one read: the read before an Apply ends the
 // previous one, so code between two Applies (the driver's error test,
 // gj_release) is charged to the earlier. With the `memory` option it also
